@@ -1,0 +1,67 @@
+//! Per-session options, set with builder methods.
+
+use std::sync::Arc;
+
+use crate::budget::BudgetGuard;
+use crate::host_env::HostEnv;
+use crate::llm::LlmClient;
+
+/// Tool rounds a run may take before it stops without a final answer.
+pub const DEFAULT_MAX_TOOL_ROUNDS: usize = 25;
+
+/// How a session is built. Every field is optional; `None` means the
+/// agent configuration's value or the runtime default.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    pub model: Option<String>,
+    pub system_prompt: Option<String>,
+    pub max_tool_rounds: Option<usize>,
+    pub session_id: Option<String>,
+    pub host_env: Option<Arc<HostEnv>>,
+    pub budget_guard: Option<Arc<dyn BudgetGuard>>,
+    pub llm_client: Option<Arc<dyn LlmClient>>,
+}
+
+impl SessionOptions {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Uses `provider/model` instead of the configuration's `default_model`.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    pub fn with_max_tool_rounds(mut self, rounds: usize) -> Self {
+        self.max_tool_rounds = Some(rounds);
+        self
+    }
+
+    /// Uses this id instead of generating one (to restore a stored session).
+    pub fn with_session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    pub fn with_host_env(mut self, host_env: Arc<HostEnv>) -> Self {
+        self.host_env = Some(host_env);
+        self
+    }
+
+    pub fn with_budget_guard(mut self, guard: Arc<dyn BudgetGuard>) -> Self {
+        self.budget_guard = Some(guard);
+        self
+    }
+
+    /// Injects a model client, bypassing the configured providers.
+    pub fn with_llm_client(mut self, client: Arc<dyn LlmClient>) -> Self {
+        self.llm_client = Some(client);
+        self
+    }
+}

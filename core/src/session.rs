@@ -1,0 +1,276 @@
+//! `Session`: one conversation in one workspace, running one prompt at a time.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent_loop::{run_loop, LoopInput};
+use crate::budget::BudgetGuard;
+use crate::error::{CodeError, Result};
+use crate::events::AgentEvent;
+use crate::host_env::HostEnv;
+use crate::llm::{LlmClient, Message, TokenUsage};
+use crate::tools::{ToolRegistry, Workspace};
+
+/// Events buffered between a running loop and a slow stream consumer; when
+/// full, the loop waits (backpressure instead of unbounded memory).
+pub const STREAM_BUFFER: usize = 64;
+
+/// The outcome of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    pub run_id: String,
+    pub text: String,
+    pub usage: TokenUsage,
+    pub tool_calls_count: usize,
+}
+
+/// An event with the metadata of where and when it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventRecord {
+    pub event: AgentEvent,
+    pub run_id: String,
+    pub session_id: String,
+    /// Position of the event within its run, from 0.
+    pub seq: u64,
+    pub timestamp_ms: u64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    Running,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+/// The record of one run of a session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub id: String,
+    pub status: RunStatus,
+    pub prompt: String,
+    pub started_ms: u64,
+    pub ended_ms: Option<u64>,
+}
+
+/// Per-call options of [`Session::send`] and [`Session::stream_with`].
+#[derive(Debug, Clone, Default)]
+pub struct SendOptions {
+    /// Cancelling this token stops the run: the model stream is dropped and
+    /// running tools are cancelled.
+    pub cancel: Option<CancellationToken>,
+}
+
+pub(crate) struct SessionSetup {
+    pub id: String,
+    pub workspace: Arc<Workspace>,
+    pub llm: Arc<dyn LlmClient>,
+    pub model_id: String,
+    pub system_prompt: Option<String>,
+    pub max_tool_rounds: usize,
+    pub tools: ToolRegistry,
+    pub host_env: Arc<HostEnv>,
+    pub budget_guard: Option<Arc<dyn BudgetGuard>>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct SessionState {
+    pub history: Vec<Message>,
+    pub usage: TokenUsage,
+    pub runs: Vec<RunRecord>,
+}
+
+pub(crate) struct SessionInner {
+    pub id: String,
+    pub workspace: Arc<Workspace>,
+    pub llm: Arc<dyn LlmClient>,
+    pub model_id: String,
+    pub system_prompt: Option<String>,
+    pub max_tool_rounds: usize,
+    pub tools: ToolRegistry,
+    pub host_env: Arc<HostEnv>,
+    pub budget_guard: Mutex<Option<Arc<dyn BudgetGuard>>>,
+    pub state: Mutex<SessionState>,
+    busy: AtomicBool,
+    closed: CancellationToken,
+}
+
+/// A handle to a session; clones share it.
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<SessionInner>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.inner.id).finish()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(setup: SessionSetup) -> Self {
+        Self {
+            inner: Arc::new(SessionInner {
+                id: setup.id,
+                workspace: setup.workspace,
+                llm: setup.llm,
+                model_id: setup.model_id,
+                system_prompt: setup.system_prompt,
+                max_tool_rounds: setup.max_tool_rounds,
+                tools: setup.tools,
+                host_env: setup.host_env,
+                budget_guard: Mutex::new(setup.budget_guard),
+                state: Mutex::new(SessionState::default()),
+                busy: AtomicBool::new(false),
+                closed: CancellationToken::new(),
+            }),
+        }
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.inner.id
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.inner.workspace
+    }
+
+    /// Names of the tools offered to the model.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.inner.tools.names().map(str::to_string).collect()
+    }
+
+    /// The conversation so far.
+    pub fn history(&self) -> Vec<Message> {
+        self.inner.state.lock().expect("session state").history.clone()
+    }
+
+    /// Token usage summed over every run.
+    pub fn usage(&self) -> TokenUsage {
+        self.inner.state.lock().expect("session state").usage
+    }
+
+    /// Every run of this session, oldest first.
+    pub fn runs(&self) -> Vec<RunRecord> {
+        self.inner.state.lock().expect("session state").runs.clone()
+    }
+
+    /// Installs (`Some`) or clears (`None`) the budget guard for later calls.
+    pub fn set_budget_guard(&self, guard: Option<Arc<dyn BudgetGuard>>) {
+        *self.inner.budget_guard.lock().expect("budget guard") = guard;
+    }
+
+    /// Runs `prompt` to completion and returns the final answer.
+    pub async fn send(&self, prompt: &str, options: Option<SendOptions>) -> Result<RunResult> {
+        let cancel = options.and_then(|o| o.cancel).unwrap_or_default();
+        let _busy = self.acquire()?;
+        self.run(prompt, None, cancel).await
+    }
+
+    /// Runs `prompt`, yielding its events as they happen.
+    pub fn stream(&self, prompt: &str) -> Result<RunStream> {
+        self.stream_with(prompt, SendOptions::default())
+    }
+
+    /// [`Session::stream`] with per-call options.
+    pub fn stream_with(&self, prompt: &str, options: SendOptions) -> Result<RunStream> {
+        let busy = self.acquire()?;
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let session = self.clone();
+        let prompt = prompt.to_string();
+        let cancel = options.cancel.unwrap_or_default();
+        let handle = tokio::spawn(async move {
+            let _busy = busy;
+            session.run(&prompt, Some(tx), cancel).await
+        });
+        Ok(RunStream { rx, handle })
+    }
+
+    /// Closes the session: a running prompt is cancelled, later calls fail.
+    pub async fn close(&self) {
+        self.inner.closed.cancel();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.is_cancelled()
+    }
+
+    fn acquire(&self) -> Result<BusyGuard> {
+        if self.is_closed() {
+            return Err(CodeError::SessionClosed(self.inner.id.clone()));
+        }
+        if self.inner.busy.swap(true, Ordering::AcqRel) {
+            return Err(CodeError::SessionBusy(self.inner.id.clone()));
+        }
+        Ok(BusyGuard {
+            inner: self.inner.clone(),
+        })
+    }
+
+    async fn run(
+        &self,
+        prompt: &str,
+        sink: Option<mpsc::Sender<EventRecord>>,
+        cancel: CancellationToken,
+    ) -> Result<RunResult> {
+        // Closing the session cancels its run as well.
+        let cancel = {
+            let linked = cancel.child_token();
+            let closed = self.inner.closed.clone();
+            let stop = linked.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = closed.cancelled() => stop.cancel(),
+                    _ = stop.cancelled() => {}
+                }
+            });
+            linked
+        };
+        let result = run_loop(LoopInput {
+            session: self.inner.clone(),
+            prompt: prompt.to_string(),
+            sink,
+            cancel: cancel.clone(),
+        })
+        .await;
+        cancel.cancel();
+        result
+    }
+}
+
+/// Marks the session busy for as long as it lives.
+struct BusyGuard {
+    inner: Arc<SessionInner>,
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        self.inner.busy.store(false, Ordering::Release);
+    }
+}
+
+/// The events of a streamed run, then its result.
+#[derive(Debug)]
+pub struct RunStream {
+    rx: mpsc::Receiver<EventRecord>,
+    handle: tokio::task::JoinHandle<Result<RunResult>>,
+}
+
+impl RunStream {
+    /// The next event, or `None` once the run has emitted its last one.
+    pub async fn next(&mut self) -> Option<EventRecord> {
+        self.rx.recv().await
+    }
+
+    /// Waits for the run to end (draining unread events) and returns its result.
+    pub async fn result(mut self) -> Result<RunResult> {
+        while self.rx.recv().await.is_some() {}
+        self.handle
+            .await
+            .map_err(|e| CodeError::Internal(format!("run task failed: {e}")))?
+    }
+}

@@ -1,0 +1,136 @@
+//! Tools the model may call, each confined to the session's workspace.
+//!
+//! A tool declares its name, a description and the JSON Schema of its
+//! arguments; the agent loop offers the registered tools to the model and
+//! runs the calls it makes. Tool failures are values ([`ToolError`]) that are
+//! fed back to the model, never panics or run failures.
+
+mod ls;
+mod read;
+mod workspace;
+
+pub use ls::LsTool;
+pub use read::ReadTool;
+pub use workspace::Workspace;
+
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+use crate::llm::ToolDefinition;
+
+/// What a tool call produced, as text for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: String,
+}
+
+impl ToolOutput {
+    pub fn text(content: impl Into<String>) -> Self {
+        Self {
+            content: content.into(),
+        }
+    }
+}
+
+/// Why a tool call failed. The message is shown to the model as is.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum ToolError {
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments { tool: String, message: String },
+    #[error("path '{path}' is outside the workspace")]
+    OutsideWorkspace { path: String },
+    #[error("{0}")]
+    NotFound(String),
+    #[error("unknown tool '{0}'")]
+    UnknownTool(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("tool call cancelled")]
+    Cancelled,
+}
+
+/// What a tool sees of the session while it runs.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub workspace: Arc<Workspace>,
+    pub cancel: CancellationToken,
+}
+
+/// A capability the model can invoke.
+#[async_trait::async_trait]
+pub trait Tool: Send + Sync + Debug {
+    fn name(&self) -> &str;
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> Value;
+    async fn execute(&self, arguments: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// Decodes a tool's arguments into its typed form, with an error that names the tool.
+pub fn parse_arguments<T: DeserializeOwned>(tool: &str, arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| ToolError::InvalidArguments {
+        tool: tool.to_string(),
+        message: e.to_string(),
+    })
+}
+
+/// The tools of one session, by name, in a stable order.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl ToolRegistry {
+    /// The built-in tool set.
+    pub fn builtin() -> Self {
+        let mut registry = Self::default();
+        registry.register(Arc::new(ReadTool));
+        registry.register(Arc::new(LsTool));
+        registry
+    }
+
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name().to_string(), tool);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.tools
+            .values()
+            .map(|tool| ToolDefinition {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                parameters: tool.parameters(),
+            })
+            .collect()
+    }
+
+    /// Runs one call, turning an unknown tool into a tool error.
+    pub async fn execute(
+        &self,
+        name: &str,
+        arguments: Value,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = self
+            .get(name)
+            .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+        tokio::select! {
+            result = tool.execute(arguments, ctx) => result,
+            _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+        }
+    }
+}
