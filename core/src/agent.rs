@@ -7,7 +7,7 @@ use crate::config::AgentConfig;
 use crate::error::{CodeError, Result};
 use crate::llm::client_for;
 use crate::options::{SessionOptions, DEFAULT_MAX_TOOL_ROUNDS};
-use crate::session::{Session, SessionSetup};
+use crate::session::{IdentityTags, Session, SessionSetup};
 use crate::tools::{ToolRegistry, Workspace};
 
 /// An agent configuration, ready to build sessions.
@@ -99,6 +99,12 @@ impl SessionBuilder {
                 .session_id
                 .clone()
                 .unwrap_or_else(|| host_env.next_id("session")),
+            identity: IdentityTags {
+                tenant_id: options.tenant_id.clone(),
+                principal: options.principal.clone(),
+                agent_template_id: options.agent_template_id.clone(),
+                correlation_id: options.correlation_id.clone(),
+            },
             workspace: Arc::new(workspace),
             llm,
             model_id,

@@ -26,6 +26,7 @@ struct Emitter {
     run_id: String,
     seq: u64,
     sink: Option<mpsc::Sender<EventRecord>>,
+    cancel: CancellationToken,
 }
 
 impl Emitter {
@@ -39,8 +40,12 @@ impl Emitter {
         };
         self.seq += 1;
         if let Some(sink) = &self.sink {
-            // A dropped receiver means nobody listens any more; the run goes on.
-            let _ = sink.send(record).await;
+            // A dropped receiver means nobody listens any more; the run goes
+            // on. A cancelled run stops waiting for a stalled consumer.
+            tokio::select! {
+                _ = sink.send(record) => {}
+                _ = self.cancel.cancelled() => {}
+            }
         }
     }
 }
@@ -66,6 +71,7 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
         run_id: run_id.clone(),
         seq: 0,
         sink,
+        cancel: cancel.clone(),
     };
     emitter
         .emit(AgentEvent::AgentStart {
@@ -148,15 +154,20 @@ async fn drive(
         };
         let guard = current_guard(session);
         if let Some(guard) = &guard {
-            let decision = guard
-                .check_before_llm(&session.id, estimate_tokens(&request))
-                .await;
+            let check = guard.check_before_llm(&session.id, estimate_tokens(&request));
+            let decision = tokio::select! {
+                decision = check => decision,
+                _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+            };
             enforce(decision, emitter).await?;
         }
 
         let (text, calls, usage) = model_turn(session, request, emitter, cancel).await?;
         if let Some(guard) = &guard {
-            guard.record_after_llm(&session.id, &usage).await;
+            tokio::select! {
+                _ = guard.record_after_llm(&session.id, &usage) => {}
+                _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+            }
         }
         run_usage.add(&usage);
         let assistant = Message::Assistant {
@@ -287,7 +298,13 @@ async fn run_tool(
     let guard = current_guard(session);
     let denied = match &guard {
         Some(guard) => {
-            let decision = guard.check_before_tool(&session.id, &call.name).await;
+            let decision = tokio::select! {
+                decision = guard.check_before_tool(&session.id, &call.name) => decision,
+                _ = ctx.cancel.cancelled() => BudgetDecision::Deny {
+                    resource: "run".into(),
+                    reason: "cancelled".into(),
+                },
+            };
             enforce(decision, emitter).await.err()
         }
         None => None,

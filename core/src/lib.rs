@@ -48,4 +48,6 @@ pub use agent::{Agent, SessionBuilder};
 pub use error::{CodeError, Result};
 pub use events::AgentEvent;
 pub use options::SessionOptions;
-pub use session::{EventRecord, RunRecord, RunResult, RunStatus, RunStream, SendOptions, Session};
+pub use session::{
+    EventRecord, IdentityTags, RunRecord, RunResult, RunStatus, RunStream, SendOptions, Session,
+};

@@ -20,6 +20,11 @@ pub struct SessionOptions {
     pub host_env: Option<Arc<HostEnv>>,
     pub budget_guard: Option<Arc<dyn BudgetGuard>>,
     pub llm_client: Option<Arc<dyn LlmClient>>,
+    /// Opaque identity tags (seed 000); the runtime never interprets them.
+    pub tenant_id: Option<String>,
+    pub principal: Option<String>,
+    pub agent_template_id: Option<String>,
+    pub correlation_id: Option<String>,
 }
 
 impl SessionOptions {
@@ -56,6 +61,26 @@ impl SessionOptions {
 
     pub fn with_budget_guard(mut self, guard: Arc<dyn BudgetGuard>) -> Self {
         self.budget_guard = Some(guard);
+        self
+    }
+
+    pub fn with_tenant_id(mut self, id: impl Into<String>) -> Self {
+        self.tenant_id = Some(id.into());
+        self
+    }
+
+    pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    pub fn with_agent_template_id(mut self, id: impl Into<String>) -> Self {
+        self.agent_template_id = Some(id.into());
+        self
+    }
+
+    pub fn with_correlation_id(mut self, id: impl Into<String>) -> Self {
+        self.correlation_id = Some(id.into());
         self
     }
 

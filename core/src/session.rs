@@ -65,8 +65,18 @@ pub struct SendOptions {
     pub cancel: Option<CancellationToken>,
 }
 
+/// The four opaque identity tags of seed 000.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdentityTags {
+    pub tenant_id: Option<String>,
+    pub principal: Option<String>,
+    pub agent_template_id: Option<String>,
+    pub correlation_id: Option<String>,
+}
+
 pub(crate) struct SessionSetup {
     pub id: String,
+    pub identity: IdentityTags,
     pub workspace: Arc<Workspace>,
     pub llm: Arc<dyn LlmClient>,
     pub model_id: String,
@@ -86,6 +96,7 @@ pub(crate) struct SessionState {
 
 pub(crate) struct SessionInner {
     pub id: String,
+    pub identity: IdentityTags,
     pub workspace: Arc<Workspace>,
     pub llm: Arc<dyn LlmClient>,
     pub model_id: String,
@@ -116,6 +127,7 @@ impl Session {
         Self {
             inner: Arc::new(SessionInner {
                 id: setup.id,
+                identity: setup.identity,
                 workspace: setup.workspace,
                 llm: setup.llm,
                 model_id: setup.model_id,
@@ -133,6 +145,26 @@ impl Session {
 
     pub fn session_id(&self) -> &str {
         &self.inner.id
+    }
+
+    pub fn tenant_id(&self) -> Option<&str> {
+        self.inner.identity.tenant_id.as_deref()
+    }
+
+    pub fn principal(&self) -> Option<&str> {
+        self.inner.identity.principal.as_deref()
+    }
+
+    pub fn agent_template_id(&self) -> Option<&str> {
+        self.inner.identity.agent_template_id.as_deref()
+    }
+
+    pub fn correlation_id(&self) -> Option<&str> {
+        self.inner.identity.correlation_id.as_deref()
+    }
+
+    pub fn identity(&self) -> &IdentityTags {
+        &self.inner.identity
     }
 
     pub fn workspace(&self) -> &Workspace {

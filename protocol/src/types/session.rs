@@ -1,0 +1,125 @@
+//! `session/*` methods other than streaming.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Deterministic ids and time; each field independent of the other.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostEnvConfig {
+    /// Ids become `<prefix>-<kind>-<n>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential_id_prefix: Option<String>,
+    /// Every timestamp is this Unix epoch millisecond.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_time_ms: Option<u64>,
+}
+
+/// Options of `session/create`; all optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionOptionsParams {
+    /// `provider/model`; defaults to the configuration's `default_model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tool_rounds: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_env: Option<HostEnvConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_template_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionCreateParams {
+    pub agent_id: String,
+    /// Directory the session's tools are confined to.
+    pub workspace: String,
+    #[serde(default)]
+    pub options: Option<SessionOptionsParams>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCreateResult {
+    pub session_id: String,
+}
+
+/// Params of methods that name only a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionRef {
+    pub session_id: String,
+}
+
+/// What `session/info` reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfoResult {
+    pub session_id: String,
+    pub workspace: String,
+    pub tools: Vec<String>,
+    pub tenant_id: Option<String>,
+    pub principal: Option<String>,
+    pub agent_template_id: Option<String>,
+    pub correlation_id: Option<String>,
+}
+
+/// Params of `session/send` and `session/stream`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionPromptParams {
+    pub session_id: String,
+    pub prompt: String,
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub prompt_tokens: usize,
+    pub completion_tokens: usize,
+    pub total_tokens: usize,
+}
+
+impl From<a3s_code_core::llm::TokenUsage> for Usage {
+    fn from(u: a3s_code_core::llm::TokenUsage) -> Self {
+        Self {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            total_tokens: u.total_tokens,
+        }
+    }
+}
+
+/// The outcome of a run (`session/send`, `session/stream`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    pub run_id: String,
+    pub text: String,
+    pub usage: Usage,
+    pub tool_calls_count: usize,
+}
+
+impl From<a3s_code_core::RunResult> for RunResult {
+    fn from(r: a3s_code_core::RunResult) -> Self {
+        Self {
+            run_id: r.run_id,
+            text: r.text,
+            usage: r.usage.into(),
+            tool_calls_count: r.tool_calls_count,
+        }
+    }
+}
