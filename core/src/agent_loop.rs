@@ -175,9 +175,9 @@ async fn drive(
             tool_calls: calls.clone(),
         };
         history.push(assistant.clone());
-        emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
 
         if calls.is_empty() {
+            emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
             commit(session, vec![assistant], usage);
             return Ok((text, run_usage, tool_calls_count));
         }
@@ -195,6 +195,8 @@ async fn drive(
         // The assistant message and all its tool results land together, so
         // stored history never holds a call without its result.
         commit(session, round, usage);
+        // A turn is the model call and the tool calls it asked for.
+        emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
 
         if turn as usize >= session.max_tool_rounds {
             return Err(CodeError::MaxToolRounds(session.max_tool_rounds));

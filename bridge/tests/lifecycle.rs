@@ -1,0 +1,81 @@
+//! Shutdown and end of input: in-flight work finishes, sessions close, exit is clean.
+
+mod support;
+
+use std::time::Duration;
+
+use a3s_code_bridge::{BridgeConfig, Exit};
+use serde_json::json;
+use support::*;
+
+#[tokio::test]
+async fn shutdown_lets_in_flight_work_finish_then_answers_and_ends() {
+    let mut host = TestHost::start(BridgeConfig::default());
+    host.initialize(&["host/budget/checkBeforeLlm"]).await;
+    let session = host.scripted_session(ANSWER_ONLY).await;
+    host.call(
+        "session/setBudgetGuard",
+        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 60000}}),
+    )
+    .await;
+    let run = host
+        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .await;
+    let check = host.reverse_request("host/budget/checkBeforeLlm").await;
+    let shutdown = host.start_request("shutdown", json!({})).await;
+    // New work is refused while shutting down...
+    let refused = host.request("session/info", json!({"sessionId": session})).await;
+    assert_eq!(error_code(&refused).1, "SHUTTING_DOWN");
+    // ...but answers to reverse requests of in-flight work are still read.
+    host.send(json!({"jsonrpc": "2.0", "id": check["id"], "result": {"decision": "allow"}}))
+        .await;
+    assert_eq!(host.response(&run).await["result"]["text"], "Hi there.");
+    assert_eq!(host.response(&shutdown).await["result"], json!({}));
+    let exit = tokio::time::timeout(WAIT, &mut host.bridge).await.unwrap().unwrap();
+    assert_eq!(exit, Exit::Shutdown);
+}
+
+#[tokio::test]
+async fn shutdown_cancels_work_that_outlives_the_grace_period() {
+    let mut host = TestHost::start(BridgeConfig {
+        shutdown_grace: Duration::from_millis(100),
+        ..BridgeConfig::default()
+    });
+    host.initialize(&["host/budget/checkBeforeLlm"]).await;
+    let session = host.scripted_session(ANSWER_ONLY).await;
+    host.call(
+        "session/setBudgetGuard",
+        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
+    )
+    .await;
+    let run = host
+        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .await;
+    host.reverse_request("host/budget/checkBeforeLlm").await;
+    let shutdown = host.start_request("shutdown", json!({})).await;
+    assert_eq!(error_code(&host.response(&run).await).0, -32800);
+    assert_eq!(host.response(&shutdown).await["result"], json!({}));
+}
+
+#[tokio::test]
+async fn end_of_input_closes_sessions_and_ends_cleanly() {
+    let mut host = TestHost::start(BridgeConfig::default());
+    host.initialize(&["host/budget/checkBeforeLlm"]).await;
+    let session = host.scripted_session(ANSWER_ONLY).await;
+    host.call(
+        "session/setBudgetGuard",
+        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
+    )
+    .await;
+    let run = host
+        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .await;
+    host.reverse_request("host/budget/checkBeforeLlm").await;
+    host.close_input().await;
+    // Nobody can answer the budget check any more: it fails closed at once.
+    let response = host.response(&run).await;
+    assert_eq!(error_code(&response).1, "BUDGET_EXHAUSTED");
+    assert!(host.output_closed().await);
+    let exit = tokio::time::timeout(WAIT, &mut host.bridge).await.unwrap().unwrap();
+    assert_eq!(exit, Exit::EndOfInput);
+}
