@@ -55,8 +55,12 @@ impl BridgeConfig {
                 "--max-line-bytes" => config.max_line_bytes = number(&arg)? as usize,
                 "--max-in-flight" => config.max_in_flight = number(&arg)? as usize,
                 "--stream-window" => config.stream_window = number(&arg)?,
-                "--shutdown-grace-ms" => config.shutdown_grace = Duration::from_millis(number(&arg)?),
-                "--version" => return Err(format!("a3s-code-bridge {}", env!("CARGO_PKG_VERSION"))),
+                "--shutdown-grace-ms" => {
+                    config.shutdown_grace = Duration::from_millis(number(&arg)?)
+                }
+                "--version" => {
+                    return Err(format!("a3s-code-bridge {}", env!("CARGO_PKG_VERSION")))
+                }
                 "-h" | "--help" => return Err(USAGE.to_string()),
                 other => return Err(format!("unknown option {other}\n\n{USAGE}")),
             }

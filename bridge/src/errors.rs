@@ -24,7 +24,9 @@ pub fn from_core(error: &CodeError) -> ErrorObject {
         CodeError::Store(_) => ErrorObject::runtime(DataCode::StoreError, message),
         CodeError::InvalidArgument(_) => ErrorObject::invalid_params(message),
         CodeError::MaxToolRounds(_) => ErrorObject::runtime(DataCode::MaxToolRounds, message),
-        CodeError::Internal(_) => ErrorObject::new(errors::INTERNAL_ERROR, DataCode::Internal, message),
+        CodeError::Internal(_) => {
+            ErrorObject::new(errors::INTERNAL_ERROR, DataCode::Internal, message)
+        }
         CodeError::Io(_) => ErrorObject::runtime(DataCode::IoError, message),
     }
 }
@@ -43,7 +45,10 @@ fn llm_kind(error: &LlmError) -> &'static str {
 }
 
 pub fn session_not_found(id: &str) -> ErrorObject {
-    ErrorObject::runtime(DataCode::SessionNotFound, format!("session not found: {id}"))
+    ErrorObject::runtime(
+        DataCode::SessionNotFound,
+        format!("session not found: {id}"),
+    )
 }
 
 pub fn agent_not_found(id: &str) -> ErrorObject {

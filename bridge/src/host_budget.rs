@@ -10,8 +10,8 @@ use std::time::Duration;
 use a3s_code_core::budget::{BudgetDecision, BudgetGuard};
 use a3s_code_core::llm::TokenUsage;
 use a3s_code_protocol::types::{
-    BudgetCheckBeforeLlmParams, BudgetCheckBeforeToolParams, BudgetGuardSpec, BudgetRecordAfterLlmParams,
-    DEFAULT_BUDGET_TIMEOUT_MS,
+    BudgetCheckBeforeLlmParams, BudgetCheckBeforeToolParams, BudgetGuardSpec,
+    BudgetRecordAfterLlmParams, DEFAULT_BUDGET_TIMEOUT_MS,
 };
 use serde_json::Value;
 
@@ -52,7 +52,11 @@ impl HostBudgetGuard {
 
 #[async_trait::async_trait]
 impl BudgetGuard for HostBudgetGuard {
-    async fn check_before_llm(&self, session_id: &str, estimated_prompt_tokens: usize) -> BudgetDecision {
+    async fn check_before_llm(
+        &self,
+        session_id: &str,
+        estimated_prompt_tokens: usize,
+    ) -> BudgetDecision {
         if !self.spec.check_before_llm {
             return BudgetDecision::Allow;
         }
@@ -61,7 +65,8 @@ impl BudgetGuard for HostBudgetGuard {
             estimated_tokens: estimated_prompt_tokens,
             timeout_ms: self.timeout_ms(),
         };
-        self.check("host/budget/checkBeforeLlm", to_value(params)).await
+        self.check("host/budget/checkBeforeLlm", to_value(params))
+            .await
     }
 
     async fn record_after_llm(&self, session_id: &str, usage: &TokenUsage) {
@@ -92,7 +97,8 @@ impl BudgetGuard for HostBudgetGuard {
             tool_name: tool_name.to_string(),
             timeout_ms: self.timeout_ms(),
         };
-        self.check("host/budget/checkBeforeTool", to_value(params)).await
+        self.check("host/budget/checkBeforeTool", to_value(params))
+            .await
     }
 }
 

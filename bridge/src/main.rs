@@ -7,7 +7,11 @@ fn main() {
         Ok(config) => config,
         Err(message) => {
             eprintln!("{message}");
-            let code = if message.starts_with("unknown option") || message.contains("needs") { 2 } else { 0 };
+            let code = if message.starts_with("unknown option") || message.contains("needs") {
+                2
+            } else {
+                0
+            };
             std::process::exit(code);
         }
     };
@@ -44,7 +48,13 @@ fn die_with_parent() {
         // memory-safety preconditions.
         let parent = unsafe { libc::getppid() };
         unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
         }
         // The parent may have died before prctl took effect.
         if unsafe { libc::getppid() } != parent {

@@ -70,11 +70,19 @@ impl ReverseClient {
     }
 
     pub fn host_handles(&self, method: &str) -> bool {
-        self.host_methods.lock().expect("host methods").contains(method)
+        self.host_methods
+            .lock()
+            .expect("host methods")
+            .contains(method)
     }
 
     /// Asks the host; resolves within `timeout` whatever the host does.
-    pub async fn call(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ReverseError> {
+    pub async fn call(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ReverseError> {
         if !self.host_handles(method) {
             return Err(ReverseError::NoHandler);
         }
@@ -120,7 +128,9 @@ impl ReverseClient {
         let reply = match (response.error, response.result) {
             (Some(error), _) => Err(error),
             (None, Some(result)) => Ok(result),
-            (None, None) => Err(ErrorObject::invalid_request("response has neither result nor error")),
+            (None, None) => Err(ErrorObject::invalid_request(
+                "response has neither result nor error",
+            )),
         };
         let _ = tx.send(reply);
     }
@@ -148,7 +158,14 @@ impl Drop for Withdraw<'_> {
         if !self.armed {
             return;
         }
-        if self.client.pending.lock().expect("pending").remove(&self.id).is_some() {
+        if self
+            .client
+            .pending
+            .lock()
+            .expect("pending")
+            .remove(&self.id)
+            .is_some()
+        {
             let params = CancelRequestParams {
                 id: RequestId::String(self.id.clone()),
             };

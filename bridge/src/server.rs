@@ -9,9 +9,12 @@ use std::time::Duration;
 use a3s_code_protocol::catalog;
 use a3s_code_protocol::errors::{DataCode, ErrorObject, INVALID_PARAMS};
 use a3s_code_protocol::types::{
-    CancelRequestParams, InitializeParams, InitializeResult, Limits, PeerInfo, ServerCapabilities, StreamAckParams,
+    CancelRequestParams, InitializeParams, InitializeResult, Limits, PeerInfo, ServerCapabilities,
+    StreamAckParams,
 };
-use a3s_code_protocol::{Incoming, Notification, Request, RequestId, Response, SUPPORTED_PROTOCOL_VERSIONS};
+use a3s_code_protocol::{
+    Incoming, Notification, Request, RequestId, Response, SUPPORTED_PROTOCOL_VERSIONS,
+};
 use futures::future::{self, BoxFuture, FutureExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
@@ -20,12 +23,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::config::BridgeConfig;
+use crate::errors;
 use crate::flow::StreamWindows;
 use crate::handlers::{self, Ctx};
 use crate::reverse::ReverseClient;
 use crate::state::State;
 use crate::transport::{read_frame, spawn_writer, Frame, Outbound};
-use crate::errors;
 
 /// What every request handler shares.
 pub struct Shared {
@@ -100,7 +103,13 @@ where
         // Nobody can answer reverse requests any more: fail them now so
         // in-flight runs apply their fail-closed rules instead of waiting.
         conn.shared.reverse.close();
-        drain(&conn.shared, &conn.shutting_down, &conn.tracker, &conn.in_flight).await;
+        drain(
+            &conn.shared,
+            &conn.shutting_down,
+            &conn.tracker,
+            &conn.in_flight,
+        )
+        .await;
     }
     finish.cancel();
     let _ = writer.await;
@@ -117,7 +126,10 @@ async fn drain(
 ) {
     shutting_down.store(true, Ordering::Release);
     tracker.close();
-    if tokio::time::timeout(shared.config.shutdown_grace, tracker.wait()).await.is_err() {
+    if tokio::time::timeout(shared.config.shutdown_grace, tracker.wait())
+        .await
+        .is_err()
+    {
         tracing::warn!("in-flight requests outlived the shutdown grace period; cancelling them");
         for token in in_flight.lock().expect("in flight").values() {
             token.cancel();
@@ -141,7 +153,9 @@ impl Connection {
         }
         let value = match std::str::from_utf8(&bytes) {
             Err(e) => Err(format!("invalid UTF-8: {e}")),
-            Ok(text) => serde_json::from_str::<Value>(text).map_err(|e| format!("invalid JSON: {e}")),
+            Ok(text) => {
+                serde_json::from_str::<Value>(text).map_err(|e| format!("invalid JSON: {e}"))
+            }
         };
         let value = match value {
             Ok(value) => value,
@@ -174,7 +188,8 @@ impl Connection {
             single => {
                 if let Some(reply) = self.handle_message(single) {
                     let out = self.shared.out.clone();
-                    self.tracker.spawn(async move { out.send(&reply.await).await });
+                    self.tracker
+                        .spawn(async move { out.send(&reply.await).await });
                 }
             }
         }
@@ -216,7 +231,9 @@ impl Connection {
 
     /// Starts a request; `None` when its response is sent elsewhere (`shutdown`).
     fn handle_request(&mut self, request: Request) -> Option<Reply> {
-        let Request { id, method, params, .. } = request;
+        let Request {
+            id, method, params, ..
+        } = request;
         let fail = |error: ErrorObject| Some(ready(Response::failure(Some(id.clone()), error)));
         if method == "initialize" {
             return Some(ready(match self.initialize(params) {
@@ -244,7 +261,9 @@ impl Connection {
         {
             let mut in_flight = self.in_flight.lock().expect("in flight");
             if in_flight.contains_key(&id) {
-                return fail(ErrorObject::invalid_request(format!("request id {id} is already in flight")));
+                return fail(ErrorObject::invalid_request(format!(
+                    "request id {id} is already in flight"
+                )));
             }
             in_flight.insert(id.clone(), cancel.clone());
         }
@@ -286,7 +305,9 @@ impl Connection {
             )
             .with_detail("supported", json!(SUPPORTED_PROTOCOL_VERSIONS)));
         }
-        self.shared.reverse.set_host_methods(params.capabilities.reverse_requests);
+        self.shared
+            .reverse
+            .set_host_methods(params.capabilities.reverse_requests);
         self.initialized = true;
         tracing::info!(
             "initialized by {} {}",
@@ -302,7 +323,10 @@ impl Connection {
             },
             capabilities: ServerCapabilities {
                 methods: catalog::host_request_names(),
-                events: a3s_code_core::AgentEvent::TAGS.iter().map(|t| t.to_string()).collect(),
+                events: a3s_code_core::AgentEvent::TAGS
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect(),
                 reverse_requests: catalog::bridge_request_names(),
             },
             limits: Limits {

@@ -25,7 +25,10 @@ pub struct State {
 
 impl State {
     pub fn add_agent(&self, agent: Agent) -> String {
-        let id = format!("agent-{}", self.next_agent.fetch_add(1, Ordering::Relaxed) + 1);
+        let id = format!(
+            "agent-{}",
+            self.next_agent.fetch_add(1, Ordering::Relaxed) + 1
+        );
         self.agents.lock().expect("agents").insert(
             id.clone(),
             AgentEntry {
@@ -50,10 +53,14 @@ impl State {
         let id = session.session_id().to_string();
         let mut sessions = self.sessions.lock().expect("sessions");
         if sessions.contains_key(&id) {
-            return Err(ErrorObject::invalid_params(format!("session {id} is already open")));
+            return Err(ErrorObject::invalid_params(format!(
+                "session {id} is already open"
+            )));
         }
         let mut agents = self.agents.lock().expect("agents");
-        let entry = agents.get_mut(agent_id).ok_or_else(|| errors::agent_not_found(agent_id))?;
+        let entry = agents
+            .get_mut(agent_id)
+            .ok_or_else(|| errors::agent_not_found(agent_id))?;
         entry.sessions.insert(id.clone());
         sessions.insert(id, session);
         Ok(())
@@ -101,8 +108,20 @@ impl State {
 
     /// Closes everything (shutdown and end of input).
     pub async fn close_all(&self) {
-        let sessions: Vec<Session> = self.sessions.lock().expect("sessions").drain().map(|(_, s)| s).collect();
-        let agents: Vec<Agent> = self.agents.lock().expect("agents").drain().map(|(_, e)| e.agent).collect();
+        let sessions: Vec<Session> = self
+            .sessions
+            .lock()
+            .expect("sessions")
+            .drain()
+            .map(|(_, s)| s)
+            .collect();
+        let agents: Vec<Agent> = self
+            .agents
+            .lock()
+            .expect("agents")
+            .drain()
+            .map(|(_, e)| e.agent)
+            .collect();
         for session in sessions {
             session.close().await;
         }

@@ -156,6 +156,9 @@ mod tests {
             vec![Frame::TooLong, Frame::Line(b"ok".to_vec()), Frame::TooLong]
         );
         // Exactly at the limit is fine.
-        assert_eq!(frames(b"0123456789\n", 10).await, vec![Frame::Line(b"0123456789".to_vec())]);
+        assert_eq!(
+            frames(b"0123456789\n", 10).await,
+            vec![Frame::Line(b"0123456789".to_vec())]
+        );
     }
 }

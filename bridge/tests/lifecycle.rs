@@ -19,19 +19,27 @@ async fn shutdown_lets_in_flight_work_finish_then_answers_and_ends() {
     )
     .await;
     let run = host
-        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .start_request(
+            "session/send",
+            json!({"sessionId": session, "prompt": "hi"}),
+        )
         .await;
     let check = host.reverse_request("host/budget/checkBeforeLlm").await;
     let shutdown = host.start_request("shutdown", json!({})).await;
     // New work is refused while shutting down...
-    let refused = host.request("session/info", json!({"sessionId": session})).await;
+    let refused = host
+        .request("session/info", json!({"sessionId": session}))
+        .await;
     assert_eq!(error_code(&refused).1, "SHUTTING_DOWN");
     // ...but answers to reverse requests of in-flight work are still read.
     host.send(json!({"jsonrpc": "2.0", "id": check["id"], "result": {"decision": "allow"}}))
         .await;
     assert_eq!(host.response(&run).await["result"]["text"], "Hi there.");
     assert_eq!(host.response(&shutdown).await["result"], json!({}));
-    let exit = tokio::time::timeout(WAIT, &mut host.bridge).await.unwrap().unwrap();
+    let exit = tokio::time::timeout(WAIT, &mut host.bridge)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(exit, Exit::Shutdown);
 }
 
@@ -49,7 +57,10 @@ async fn shutdown_cancels_work_that_outlives_the_grace_period() {
     )
     .await;
     let run = host
-        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .start_request(
+            "session/send",
+            json!({"sessionId": session, "prompt": "hi"}),
+        )
         .await;
     host.reverse_request("host/budget/checkBeforeLlm").await;
     let shutdown = host.start_request("shutdown", json!({})).await;
@@ -68,7 +79,10 @@ async fn end_of_input_closes_sessions_and_ends_cleanly() {
     )
     .await;
     let run = host
-        .start_request("session/send", json!({"sessionId": session, "prompt": "hi"}))
+        .start_request(
+            "session/send",
+            json!({"sessionId": session, "prompt": "hi"}),
+        )
         .await;
     host.reverse_request("host/budget/checkBeforeLlm").await;
     host.close_input().await;
@@ -76,6 +90,9 @@ async fn end_of_input_closes_sessions_and_ends_cleanly() {
     let response = host.response(&run).await;
     assert_eq!(error_code(&response).1, "BUDGET_EXHAUSTED");
     assert!(host.output_closed().await);
-    let exit = tokio::time::timeout(WAIT, &mut host.bridge).await.unwrap().unwrap();
+    let exit = tokio::time::timeout(WAIT, &mut host.bridge)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(exit, Exit::EndOfInput);
 }

@@ -81,7 +81,9 @@ impl SessionBuilder {
                     .clone()
                     .or_else(|| config.default_model.clone())
                     .ok_or_else(|| {
-                        CodeError::Config("no model: set default_model or SessionOptions::with_model".into())
+                        CodeError::Config(
+                            "no model: set default_model or SessionOptions::with_model".into(),
+                        )
                     })?;
                 let (provider, model_config) = config.resolve_model(&model)?;
                 client_for(provider, &model_config)?

@@ -59,13 +59,18 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
     } = input;
     let run_id = session.host_env.next_id("run");
     let started_ms = session.host_env.now_ms();
-    session.state.lock().expect("session state").runs.push(RunRecord {
-        id: run_id.clone(),
-        status: RunStatus::Running,
-        prompt: prompt.clone(),
-        started_ms,
-        ended_ms: None,
-    });
+    session
+        .state
+        .lock()
+        .expect("session state")
+        .runs
+        .push(RunRecord {
+            id: run_id.clone(),
+            status: RunStatus::Running,
+            prompt: prompt.clone(),
+            started_ms,
+            ended_ms: None,
+        });
     let mut emitter = Emitter {
         session: session.clone(),
         run_id: run_id.clone(),

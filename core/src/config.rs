@@ -121,8 +121,12 @@ impl AgentConfig {
         let mut config = AgentConfig::default();
         for block in &doc.blocks {
             match block.name.as_str() {
-                "default_model" => config.default_model = Some(string_attr(block, "default_model")?),
-                "system_prompt" => config.system_prompt = Some(string_attr(block, "system_prompt")?),
+                "default_model" => {
+                    config.default_model = Some(string_attr(block, "default_model")?)
+                }
+                "system_prompt" => {
+                    config.system_prompt = Some(string_attr(block, "system_prompt")?)
+                }
                 "max_tool_rounds" => {
                     config.max_tool_rounds = Some(number_attr(block, "max_tool_rounds")? as usize)
                 }
@@ -143,12 +147,18 @@ impl AgentConfig {
             CodeError::Config(format!("model '{model}' must be written as provider/model"))
         })?;
         let provider = self.providers.get(provider_name).ok_or_else(|| {
-            CodeError::Config(format!("unknown provider '{provider_name}' in model '{model}'"))
+            CodeError::Config(format!(
+                "unknown provider '{provider_name}' in model '{model}'"
+            ))
         })?;
-        let model_config = provider.models.get(model_id).cloned().unwrap_or(ModelConfig {
-            id: model_id.to_string(),
-            ..Default::default()
-        });
+        let model_config = provider
+            .models
+            .get(model_id)
+            .cloned()
+            .unwrap_or(ModelConfig {
+                id: model_id.to_string(),
+                ..Default::default()
+            });
         Ok((provider, model_config))
     }
 }
@@ -184,7 +194,9 @@ fn parse_provider(block: &Block, base_dir: &Path) -> Result<ProviderConfig> {
         _ => None,
     };
     let timeout_ms = attr("timeout_ms")?.and_then(|v| v.as_u64());
-    let max_retries = attr("max_retries")?.and_then(|v| v.as_u64()).map(|n| n as u32);
+    let max_retries = attr("max_retries")?
+        .and_then(|v| v.as_u64())
+        .map(|n| n as u32);
     let mut models = BTreeMap::new();
     for model_block in block.blocks.iter().filter(|b| b.name == "models") {
         let model = parse_model(&name, model_block, base_dir)?;
@@ -202,15 +214,17 @@ fn parse_provider(block: &Block, base_dir: &Path) -> Result<ProviderConfig> {
 }
 
 fn parse_model(provider: &str, block: &Block, base_dir: &Path) -> Result<ModelConfig> {
-    let id = block
-        .labels
-        .first()
-        .cloned()
-        .ok_or_else(|| CodeError::Config(format!("provider '{provider}': models block needs an id label")))?;
+    let id = block.labels.first().cloned().ok_or_else(|| {
+        CodeError::Config(format!(
+            "provider '{provider}': models block needs an id label"
+        ))
+    })?;
     let attr = |key: &str| block.attributes.get(key).map(resolve_value).transpose();
     let mut model = ModelConfig {
         id: id.clone(),
-        max_tokens: attr("max_tokens")?.and_then(|v| v.as_u64()).map(|n| n as u32),
+        max_tokens: attr("max_tokens")?
+            .and_then(|v| v.as_u64())
+            .map(|n| n as u32),
         temperature: attr("temperature")?.and_then(|v| v.as_f64()),
         script: Vec::new(),
     };
@@ -220,7 +234,10 @@ fn parse_model(provider: &str, block: &Block, base_dir: &Path) -> Result<ModelCo
     if let Some(Value::String(file)) = attr("script_file")? {
         let path: PathBuf = base_dir.join(&file);
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            CodeError::Config(format!("model '{provider}/{id}': cannot read script {}: {e}", path.display()))
+            CodeError::Config(format!(
+                "model '{provider}/{id}': cannot read script {}: {e}",
+                path.display()
+            ))
         })?;
         let client = crate::llm::ScriptedClient::from_json(&text)
             .map_err(|e| CodeError::Config(format!("model '{provider}/{id}': {e}")))?;
@@ -276,12 +293,16 @@ fn resolve_value(value: &AclValue) -> Result<Value> {
             if n.fract() == 0.0 && n.abs() < 9.0e15 {
                 Value::Number(Number::from(*n as i64))
             } else {
-                Number::from_f64(*n).map(Value::Number).unwrap_or(Value::Null)
+                Number::from_f64(*n)
+                    .map(Value::Number)
+                    .unwrap_or(Value::Null)
             }
         }
         AclValue::Bool(b) => Value::Bool(*b),
         AclValue::Null => Value::Null,
-        AclValue::List(items) => Value::Array(items.iter().map(resolve_value).collect::<Result<_>>()?),
+        AclValue::List(items) => {
+            Value::Array(items.iter().map(resolve_value).collect::<Result<_>>()?)
+        }
         AclValue::Object(pairs) => Value::Object(
             pairs
                 .iter()
@@ -289,7 +310,9 @@ fn resolve_value(value: &AclValue) -> Result<Value> {
                 .collect::<Result<_>>()?,
         ),
         AclValue::Call(name, args) => match (name.as_str(), args.as_slice()) {
-            ("env", [AclValue::String(var)]) => Value::String(std::env::var(var).unwrap_or_default()),
+            ("env", [AclValue::String(var)]) => {
+                Value::String(std::env::var(var).unwrap_or_default())
+            }
             ("concat", parts) => {
                 let mut out = String::new();
                 for part in parts {
@@ -353,7 +376,10 @@ providers "offline" {
         let (provider, model) = config.resolve_model("offline/demo").unwrap();
         assert_eq!(provider.kind, ProviderKind::Scripted);
         assert_eq!(model.script.len(), 2);
-        assert_eq!(model.script[0].tool_calls[0].arguments, json!({"path": "."}));
+        assert_eq!(
+            model.script[0].tool_calls[0].arguments,
+            json!({"path": "."})
+        );
         assert_eq!(model.script[1].text, "Done.");
     }
 
@@ -362,11 +388,19 @@ providers "offline" {
         let err = AgentConfig::parse("default_model = = \"x\"", Path::new(".")).unwrap_err();
         assert!(err.to_string().contains("invalid ACL"), "{err}");
         let err = AgentConfig::load("/definitely/not/here.acl").unwrap_err();
-        assert_eq!(err.to_string(), "config error: config file not found: /definitely/not/here.acl");
+        assert_eq!(
+            err.to_string(),
+            "config error: config file not found: /definitely/not/here.acl"
+        );
         let config = AgentConfig::parse(r#"default_model = "x""#, Path::new(".")).unwrap();
         assert!(config.resolve_model("x").is_err());
-        assert!(config.resolve_model("nope/m").unwrap_err().to_string().contains("unknown provider 'nope'"));
-        let err = AgentConfig::parse("providers \"p\" { kind = \"grpc\" }", Path::new(".")).unwrap_err();
+        assert!(config
+            .resolve_model("nope/m")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown provider 'nope'"));
+        let err =
+            AgentConfig::parse("providers \"p\" { kind = \"grpc\" }", Path::new(".")).unwrap_err();
         assert!(err.to_string().contains("unknown kind 'grpc'"));
     }
 

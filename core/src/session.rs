@@ -118,7 +118,9 @@ pub struct Session {
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("id", &self.inner.id).finish()
+        f.debug_struct("Session")
+            .field("id", &self.inner.id)
+            .finish()
     }
 }
 
@@ -178,7 +180,12 @@ impl Session {
 
     /// The conversation so far.
     pub fn history(&self) -> Vec<Message> {
-        self.inner.state.lock().expect("session state").history.clone()
+        self.inner
+            .state
+            .lock()
+            .expect("session state")
+            .history
+            .clone()
     }
 
     /// Token usage summed over every run.

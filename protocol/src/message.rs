@@ -156,13 +156,19 @@ impl Incoming {
     /// `Invalid Request` error and, when it could be read, the request id.
     pub fn classify(value: Value) -> Result<Incoming, (Option<RequestId>, ErrorObject)> {
         let Value::Object(ref object) = value else {
-            return Err((None, ErrorObject::invalid_request("message must be a JSON object")));
+            return Err((
+                None,
+                ErrorObject::invalid_request("message must be a JSON object"),
+            ));
         };
         let id = object
             .get("id")
             .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err((id, ErrorObject::invalid_request("\"jsonrpc\" must be \"2.0\"")));
+            return Err((
+                id,
+                ErrorObject::invalid_request("\"jsonrpc\" must be \"2.0\""),
+            ));
         }
         let invalid = |message: String| (id.clone(), ErrorObject::invalid_request(message));
         if object.contains_key("method") {
@@ -238,9 +244,15 @@ mod tests {
     #[test]
     fn classifies_requests_notifications_responses_and_rejects_the_rest() {
         let request = json!({"jsonrpc": "2.0", "id": "a", "method": "m", "params": {}});
-        assert!(matches!(Incoming::classify(request), Ok(Incoming::Request(_))));
+        assert!(matches!(
+            Incoming::classify(request),
+            Ok(Incoming::Request(_))
+        ));
         let note = json!({"jsonrpc": "2.0", "method": "m"});
-        assert!(matches!(Incoming::classify(note), Ok(Incoming::Notification(_))));
+        assert!(matches!(
+            Incoming::classify(note),
+            Ok(Incoming::Notification(_))
+        ));
         let response = json!({"jsonrpc": "2.0", "id": "bridge-1", "result": null});
         let Ok(Incoming::Response(response)) = Incoming::classify(response) else {
             panic!("not a response")
@@ -250,10 +262,19 @@ mod tests {
         for (bad, id) in [
             (json!(1), None),
             (json!({"id": 1, "method": "m"}), Some(RequestId::Number(1))),
-            (json!({"jsonrpc": "2.0", "id": 1, "method": 5}), Some(RequestId::Number(1))),
+            (
+                json!({"jsonrpc": "2.0", "id": 1, "method": 5}),
+                Some(RequestId::Number(1)),
+            ),
             (json!({"jsonrpc": "2.0", "id": 1.5, "method": "m"}), None),
-            (json!({"jsonrpc": "2.0", "id": 2, "method": "m", "params": 3}), Some(RequestId::Number(2))),
-            (json!({"jsonrpc": "2.0", "id": 3}), Some(RequestId::Number(3))),
+            (
+                json!({"jsonrpc": "2.0", "id": 2, "method": "m", "params": 3}),
+                Some(RequestId::Number(2)),
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 3}),
+                Some(RequestId::Number(3)),
+            ),
         ] {
             let (got_id, error) = Incoming::classify(bad.clone()).unwrap_err();
             assert_eq!(got_id, id, "{bad}");

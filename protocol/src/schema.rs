@@ -25,10 +25,19 @@ pub fn render() -> BTreeMap<String, String> {
     };
     put("Request.json".into(), to_value(schema_for!(Request)));
     put("Response.json".into(), to_value(schema_for!(Response)));
-    put("Notification.json".into(), to_value(schema_for!(Notification)));
+    put(
+        "Notification.json".into(),
+        to_value(schema_for!(Notification)),
+    );
     put("DataCode.json".into(), to_value(schema_for!(DataCode)));
-    put("AgentEvent.json".into(), to_value(schema_for!(a3s_code_core::AgentEvent)));
-    put("EventEnvelope.json".into(), to_value(schema_for!(EventEnvelope)));
+    put(
+        "AgentEvent.json".into(),
+        to_value(schema_for!(a3s_code_core::AgentEvent)),
+    );
+    put(
+        "EventEnvelope.json".into(),
+        to_value(schema_for!(EventEnvelope)),
+    );
     for spec in all_methods() {
         let stem = file_stem(spec.name);
         put(format!("{stem}.params.json"), to_value((spec.params)()));
@@ -63,7 +72,9 @@ fn openrpc() -> Value {
     let mut components = Map::new();
     let mut lift = |schema: RootSchema| -> Value {
         let mut value = to_value(schema);
-        if let Some(Value::Object(definitions)) = value.as_object_mut().and_then(|o| o.remove("definitions")) {
+        if let Some(Value::Object(definitions)) =
+            value.as_object_mut().and_then(|o| o.remove("definitions"))
+        {
             for (name, definition) in definitions {
                 components.insert(name, definition);
             }
@@ -113,7 +124,8 @@ fn openrpc() -> Value {
         "components": {"schemas": Value::Object(components)},
     }))
     .expect("openrpc serializes");
-    serde_json::from_str(&text.replace("#/definitions/", "#/components/schemas/")).expect("valid json")
+    serde_json::from_str(&text.replace("#/definitions/", "#/components/schemas/"))
+        .expect("valid json")
 }
 
 /// OpenRPC lists params by name: one entry per property of the params object.

@@ -44,7 +44,12 @@ fn every_method_has_a_schema_file_and_an_openrpc_entry() {
         .iter()
         .map(|m| m["name"].as_str().unwrap())
         .collect();
-    for method in ["initialize", "session/stream", "host/budget/checkBeforeLlm", "$/cancelRequest"] {
+    for method in [
+        "initialize",
+        "session/stream",
+        "host/budget/checkBeforeLlm",
+        "$/cancelRequest",
+    ] {
         assert!(names.contains(method), "{method} missing from openrpc.json");
     }
     assert!(files.contains_key("session_send.params.json"));

@@ -55,9 +55,11 @@ pub async fn dispatch(ctx: Ctx, method: &str, params: Option<Value>) -> HandlerR
 /// Decodes params; absent params decode as `{}`.
 pub fn parse<T: DeserializeOwned>(params: Option<Value>) -> Result<T, ErrorObject> {
     let params = params.unwrap_or_else(|| Value::Object(Default::default()));
-    serde_json::from_value(params).map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
+    serde_json::from_value(params)
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid params: {e}")))
 }
 
 pub fn to_result<T: Serialize>(value: T) -> HandlerResult {
-    serde_json::to_value(value).map_err(|e| ErrorObject::internal(format!("cannot encode result: {e}")))
+    serde_json::to_value(value)
+        .map_err(|e| ErrorObject::internal(format!("cannot encode result: {e}")))
 }

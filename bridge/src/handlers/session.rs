@@ -2,11 +2,13 @@
 
 use std::sync::Arc;
 
-use a3s_code_core::host_env::{Clock, FixedClock, HostEnv, IdGenerator, SequentialIdGenerator, SystemClock, UuidIdGenerator};
+use a3s_code_core::host_env::{
+    Clock, FixedClock, HostEnv, IdGenerator, SequentialIdGenerator, SystemClock, UuidIdGenerator,
+};
 use a3s_code_core::{SendOptions, SessionOptions};
 use a3s_code_protocol::types::{
-    EmptyResult, HostEnvConfig, RunResult, SessionCreateParams, SessionCreateResult, SessionInfoResult,
-    SessionOptionsParams, SessionPromptParams, SessionRef,
+    EmptyResult, HostEnvConfig, RunResult, SessionCreateParams, SessionCreateResult,
+    SessionInfoResult, SessionOptionsParams, SessionPromptParams, SessionRef,
 };
 
 use super::{to_result, Ctx, HandlerResult};

@@ -33,7 +33,10 @@ pub async fn stream(ctx: Ctx, params: SessionPromptParams) -> HandlerResult {
             seq,
             event: EventEnvelope::from_record(&record),
         };
-        let note = Notification::new("session/event", serde_json::to_value(params).unwrap_or_default());
+        let note = Notification::new(
+            "session/event",
+            serde_json::to_value(params).unwrap_or_default(),
+        );
         shared.out.send(&note).await;
         seq += 1;
     }

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use a3s_code_bridge::{serve, BridgeConfig, Exit};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::io::{
+    AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+};
 use tokio::task::JoinHandle;
 
 /// How long a test waits for a message before failing (never a timing assertion:
@@ -35,7 +37,11 @@ impl TestHost {
         let bridge = tokio::spawn(serve(bridge_read, bridge_write, config));
         let (read, writer) = tokio::io::split(host_side);
         let workspace = tempfile::tempdir().unwrap();
-        std::fs::write(workspace.path().join("README.md"), "hello from the workspace\n").unwrap();
+        std::fs::write(
+            workspace.path().join("README.md"),
+            "hello from the workspace\n",
+        )
+        .unwrap();
         Self {
             writer,
             lines: BufReader::new(read).lines(),
@@ -65,7 +71,10 @@ impl TestHost {
             .await
             .expect("timed out waiting for the bridge")
             .unwrap()?;
-        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("bridge wrote non-JSON {line:?}: {e}")))
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("bridge wrote non-JSON {line:?}: {e}")),
+        )
     }
 
     /// The next message, in order.
@@ -127,7 +136,10 @@ impl TestHost {
     /// `result` of a request that must succeed.
     pub async fn call(&mut self, method: &str, params: Value) -> Value {
         let response = self.request(method, params).await;
-        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        assert!(
+            response.get("error").is_none(),
+            "{method} failed: {response}"
+        );
         response["result"].clone()
     }
 
@@ -146,7 +158,10 @@ impl TestHost {
         let agent = self.call("agent/create", json!({"config": config})).await;
         let workspace = self.workspace.path().display().to_string();
         let session = self
-            .call("session/create", json!({"agentId": agent["agentId"], "workspace": workspace}))
+            .call(
+                "session/create",
+                json!({"agentId": agent["agentId"], "workspace": workspace}),
+            )
             .await;
         session["sessionId"].as_str().unwrap().to_string()
     }
@@ -173,7 +188,12 @@ pub const ANSWER_ONLY: &str = r#"turn { text = "Hi there." }"#;
 
 pub fn error_code(response: &Value) -> (i64, String) {
     (
-        response["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {response}")),
-        response["error"]["data"]["code"].as_str().unwrap_or_default().to_string(),
+        response["error"]["code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("not an error: {response}")),
+        response["error"]["data"]["code"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
     )
 }

@@ -8,8 +8,10 @@
 mod anthropic;
 mod error;
 mod factory;
+mod http;
 mod openai;
 mod scripted;
+mod sse;
 
 pub use anthropic::AnthropicClient;
 pub use error::LlmError;

@@ -134,7 +134,13 @@ mod tests {
             r#"[{"tool_calls":[{"name":"ls","arguments":{"path":"."}}]},{"text":"all done"}]"#,
         )
         .unwrap();
-        let first = collect(&client, request(vec![Message::User { content: "hi".into() }])).await;
+        let first = collect(
+            &client,
+            request(vec![Message::User {
+                content: "hi".into(),
+            }]),
+        )
+        .await;
         assert_eq!(
             first[0],
             LlmChunk::ToolCall(ToolCall {
@@ -144,7 +150,9 @@ mod tests {
             })
         );
         let history = vec![
-            Message::User { content: "hi".into() },
+            Message::User {
+                content: "hi".into(),
+            },
             Message::Assistant {
                 content: String::new(),
                 tool_calls: vec![],

@@ -45,12 +45,14 @@ impl Tool for LsTool {
     async fn execute(&self, arguments: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let args: LsArgs = parse_arguments("ls", arguments)?;
         let dir = ctx.workspace.resolve(&args.path)?;
-        let mut reader = tokio::fs::read_dir(&dir).await.map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                ToolError::NotFound(format!("directory not found: {}", args.path))
-            }
-            _ => ToolError::Failed(format!("cannot list {}: {e}", args.path)),
-        })?;
+        let mut reader = tokio::fs::read_dir(&dir)
+            .await
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => {
+                    ToolError::NotFound(format!("directory not found: {}", args.path))
+                }
+                _ => ToolError::Failed(format!("cannot list {}: {e}", args.path)),
+            })?;
         let mut names = Vec::new();
         while let Some(entry) = reader
             .next_entry()
@@ -98,9 +100,15 @@ mod tests {
         };
         let out = LsTool.execute(json!({}), &ctx).await.unwrap();
         assert_eq!(out.content, "a.txt\nb.txt\nsrc/\n");
-        let err = LsTool.execute(json!({"path": "/"}), &ctx).await.unwrap_err();
+        let err = LsTool
+            .execute(json!({"path": "/"}), &ctx)
+            .await
+            .unwrap_err();
         assert!(matches!(err, ToolError::OutsideWorkspace { .. }));
-        let err = LsTool.execute(json!({"path": "nope"}), &ctx).await.unwrap_err();
+        let err = LsTool
+            .execute(json!({"path": "nope"}), &ctx)
+            .await
+            .unwrap_err();
         assert_eq!(err.to_string(), "directory not found: nope");
     }
 }

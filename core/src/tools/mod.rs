@@ -5,13 +5,29 @@
 //! runs the calls it makes. Tool failures are values ([`ToolError`]) that are
 //! fed back to the model, never panics or run failures.
 
+mod bash;
+mod edit;
+mod git;
+mod glob;
+mod grep;
 mod ls;
+mod patch;
 mod read;
+mod web_fetch;
 mod workspace;
+mod write;
 
+pub use bash::BashTool;
+pub use edit::EditTool;
+pub use git::GitTool;
+pub use glob::GlobTool;
+pub use grep::GrepTool;
 pub use ls::LsTool;
+pub use patch::PatchTool;
 pub use read::ReadTool;
+pub use web_fetch::WebFetchTool;
 pub use workspace::Workspace;
+pub use write::WriteTool;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -92,6 +108,14 @@ impl ToolRegistry {
         let mut registry = Self::default();
         registry.register(Arc::new(ReadTool));
         registry.register(Arc::new(LsTool));
+        registry.register(Arc::new(WriteTool));
+        registry.register(Arc::new(EditTool));
+        registry.register(Arc::new(PatchTool));
+        registry.register(Arc::new(GlobTool));
+        registry.register(Arc::new(GrepTool));
+        registry.register(Arc::new(BashTool));
+        registry.register(Arc::new(GitTool));
+        registry.register(Arc::new(WebFetchTool));
         registry
     }
 

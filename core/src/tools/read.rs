@@ -112,13 +112,22 @@ mod tests {
     async fn numbers_lines_pages_and_cuts_long_lines() {
         let dir = tempfile::tempdir().unwrap();
         let long = "x".repeat(MAX_LINE_CHARS + 10);
-        std::fs::write(dir.path().join("a.txt"), format!("one\ntwo\nthree\n{long}\n")).unwrap();
-        let all = run(dir.path(), json!({"file_path": "a.txt"})).await.unwrap();
-        assert!(all.content.starts_with("     1\tone\n     2\ttwo\n"));
-        assert!(all.content.contains("[line truncated, 2010 chars]"));
-        let page = run(dir.path(), json!({"file_path": "a.txt", "offset": 2, "limit": 1}))
+        std::fs::write(
+            dir.path().join("a.txt"),
+            format!("one\ntwo\nthree\n{long}\n"),
+        )
+        .unwrap();
+        let all = run(dir.path(), json!({"file_path": "a.txt"}))
             .await
             .unwrap();
+        assert!(all.content.starts_with("     1\tone\n     2\ttwo\n"));
+        assert!(all.content.contains("[line truncated, 2010 chars]"));
+        let page = run(
+            dir.path(),
+            json!({"file_path": "a.txt", "offset": 2, "limit": 1}),
+        )
+        .await
+        .unwrap();
         assert_eq!(
             page.content,
             "     2\ttwo\n... 2 more lines (use offset=3 to continue)\n"
@@ -130,9 +139,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let bad = run(dir.path(), json!({"path": "a"})).await.unwrap_err();
         assert!(matches!(bad, ToolError::InvalidArguments { .. }), "{bad}");
-        let missing = run(dir.path(), json!({"file_path": "nope.txt"})).await.unwrap_err();
+        let missing = run(dir.path(), json!({"file_path": "nope.txt"}))
+            .await
+            .unwrap_err();
         assert_eq!(missing.to_string(), "file not found: nope.txt");
-        let escape = run(dir.path(), json!({"file_path": "../x"})).await.unwrap_err();
+        let escape = run(dir.path(), json!({"file_path": "../x"}))
+            .await
+            .unwrap_err();
         assert_eq!(escape.to_string(), "path '../x' is outside the workspace");
     }
 }

@@ -110,7 +110,10 @@ mod tests {
         let abs = ws.root().join("src/lib.rs");
         assert_eq!(ws.resolve(abs.to_str().unwrap()).unwrap(), real);
         assert_eq!(ws.resolve("src/../src/./lib.rs").unwrap(), real);
-        assert!(ws.resolve("src/new_file.rs").unwrap().ends_with("src/new_file.rs"));
+        assert!(ws
+            .resolve("src/new_file.rs")
+            .unwrap()
+            .ends_with("src/new_file.rs"));
         assert_eq!(ws.display(&ws.resolve(".").unwrap()), ".");
     }
 
