@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: build the bridge, then run the Go quickstart, which starts an
 # agent session through the bridge. Offline on the scripted model by default;
-# pass a config to use a real provider: scripts/demo.sh -config my-agent.acl
+# pass a config to use a real provider: .ci/demo.sh -config my-agent.acl
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

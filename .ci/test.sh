@@ -23,9 +23,9 @@ bridge="$root/target/debug/a3s-code-bridge"
 step "go vet and go test -race (against the real bridge)"
 (cd sdk-go && go vet ./... && A3S_CODE_BRIDGE="$bridge" go test -race -count=1 ./...)
 
-if [ -x scripts/fuzz.sh ]; then
+if [ -x .ci/fuzz.sh ]; then
   step "fuzzing (short, bounded)"
-  FUZZ_SECONDS="${FUZZ_SECONDS:-20}" scripts/fuzz.sh
+  FUZZ_SECONDS="${FUZZ_SECONDS:-20}" .ci/fuzz.sh
 fi
 
 step "conformance suite"
