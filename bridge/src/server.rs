@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use a3s_code_protocol::catalog;
-use a3s_code_protocol::errors::{DataCode, ErrorObject, INVALID_PARAMS};
+use a3s_code_protocol::errors::{DataCode, ErrorObject, INVALID_PARAMS, NOT_INITIALIZED};
 use a3s_code_protocol::types::{
     CancelRequestParams, InitializeParams, InitializeResult, Limits, PeerInfo, ServerCapabilities,
     StreamAckParams,
@@ -288,7 +288,7 @@ impl Connection {
     fn initialize(&mut self, params: Option<Value>) -> Result<Value, ErrorObject> {
         if self.initialized {
             return Err(ErrorObject::new(
-                INVALID_PARAMS,
+                NOT_INITIALIZED,
                 DataCode::AlreadyInitialized,
                 "initialize was already called on this connection",
             ));

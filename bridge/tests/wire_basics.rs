@@ -66,7 +66,7 @@ async fn handshake_order_and_versions_are_enforced() {
             json!({"protocolVersion": 1, "clientInfo": {"name": "t", "version": "0"}}),
         )
         .await;
-    assert_eq!(error_code(&again).1, "ALREADY_INITIALIZED");
+    assert_eq!(error_code(&again), (-32002, "ALREADY_INITIALIZED".into()));
 }
 
 #[tokio::test]
