@@ -19,6 +19,7 @@ mod errors;
 pub mod flow;
 mod handlers;
 mod host_budget;
+mod host_confirmation;
 pub mod reverse;
 pub mod server;
 mod state;

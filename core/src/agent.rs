@@ -70,6 +70,15 @@ impl SessionBuilder {
             workspace,
             options,
         } = self;
+        if let Some(policy) = &options.permission_policy {
+            let invalid = policy.invalid_rules();
+            if !invalid.is_empty() {
+                return Err(CodeError::InvalidArgument(format!(
+                    "invalid permission rules: {}",
+                    invalid.join(", ")
+                )));
+            }
+        }
         let workspace = Workspace::new(&workspace).map_err(|e| {
             CodeError::InvalidArgument(format!("workspace {}: {e}", workspace.display()))
         })?;
@@ -121,6 +130,11 @@ impl SessionBuilder {
             tools: ToolRegistry::builtin(),
             host_env,
             budget_guard: options.budget_guard.clone(),
+            permission_policy: options.permission_policy.clone(),
+            confirmation: options.confirmation_handler.clone(),
+            confirmation_timeout_ms: options
+                .confirmation_timeout_ms
+                .unwrap_or(crate::permissions::DEFAULT_CONFIRMATION_TIMEOUT_MS),
         }))
     }
 }

@@ -10,6 +10,7 @@ use crate::budget::{BudgetDecision, BudgetGuard};
 use crate::error::{CodeError, Result};
 use crate::events::{AgentEvent, BudgetThresholdKind};
 use crate::llm::{estimate_tokens, LlmChunk, LlmRequest, Message, TokenUsage, ToolCall};
+use crate::permissions::{ConfirmationOutcome, ConfirmationRequest, PermissionDecision};
 use crate::session::{EventRecord, RunRecord, RunResult, RunStatus, SessionInner};
 use crate::tools::ToolContext;
 
@@ -138,7 +139,7 @@ async fn drive(
     history.push(user.clone());
     commit(session, vec![user], TokenUsage::default());
 
-    let tool_defs = session.tools.definitions();
+    let tool_defs = session.offered_tools();
     let tool_ctx = ToolContext {
         workspace: session.workspace.clone(),
         cancel: cancel.clone(),
@@ -302,6 +303,9 @@ async fn run_tool(
             arguments: call.arguments.clone(),
         })
         .await;
+    if let Some(reason) = check_permission(session, call, emitter, &ctx.cancel).await {
+        return finish_tool(call, reason, true, emitter).await;
+    }
     let guard = current_guard(session);
     let denied = match &guard {
         Some(guard) => {
@@ -327,6 +331,15 @@ async fn run_tool(
             Err(error) => (error.to_string(), true),
         },
     };
+    finish_tool(call, output, is_error, emitter).await
+}
+
+async fn finish_tool(
+    call: &ToolCall,
+    output: String,
+    is_error: bool,
+    emitter: &mut Emitter,
+) -> Message {
     emitter
         .emit(AgentEvent::ToolEnd {
             tool_call_id: call.id.clone(),
@@ -340,5 +353,108 @@ async fn run_tool(
         name: call.name.clone(),
         content: output,
         is_error,
+    }
+}
+
+/// Applies the permission policy; returns the refusal to feed back, if any.
+async fn check_permission(
+    session: &SessionInner,
+    call: &ToolCall,
+    emitter: &mut Emitter,
+    cancel: &CancellationToken,
+) -> Option<String> {
+    let policy = session.permission_policy.as_ref()?;
+    let denied = |reason: String| AgentEvent::PermissionDenied {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        reason,
+    };
+    match policy.evaluate(&call.name, &call.arguments) {
+        PermissionDecision::Allow => None,
+        PermissionDecision::Deny => {
+            let reason = format!(
+                "permission denied: the policy does not allow this {} call",
+                call.name
+            );
+            emitter.emit(denied(reason.clone())).await;
+            Some(reason)
+        }
+        PermissionDecision::Ask => {
+            let Some(handler) = &session.confirmation else {
+                let reason = format!(
+                    "permission denied: {} needs confirmation and no confirmation handler is installed",
+                    call.name
+                );
+                emitter.emit(denied(reason.clone())).await;
+                return Some(reason);
+            };
+            let timeout_ms = session.confirmation_timeout_ms;
+            emitter
+                .emit(AgentEvent::ConfirmationRequired {
+                    tool_call_id: call.id.clone(),
+                    tool_name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                    timeout_ms,
+                })
+                .await;
+            let request = ConfirmationRequest {
+                session_id: session.id.clone(),
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                timeout_ms,
+            };
+            let deadline = std::time::Duration::from_millis(timeout_ms);
+            let outcome = tokio::select! {
+                outcome = tokio::time::timeout(deadline, handler.confirm(&request)) => {
+                    outcome.unwrap_or(ConfirmationOutcome::TimedOut)
+                }
+                _ = cancel.cancelled() => ConfirmationOutcome::Rejected { reason: "run cancelled".into() },
+            };
+            match outcome {
+                ConfirmationOutcome::Approved => {
+                    emitter
+                        .emit(AgentEvent::ConfirmationReceived {
+                            tool_call_id: call.id.clone(),
+                            tool_name: call.name.clone(),
+                            approved: true,
+                            reason: None,
+                        })
+                        .await;
+                    None
+                }
+                ConfirmationOutcome::Rejected { reason } => {
+                    emitter
+                        .emit(AgentEvent::ConfirmationReceived {
+                            tool_call_id: call.id.clone(),
+                            tool_name: call.name.clone(),
+                            approved: false,
+                            reason: Some(reason.clone()),
+                        })
+                        .await;
+                    let reason = format!(
+                        "permission denied: the host rejected this {} call: {reason}",
+                        call.name
+                    );
+                    emitter.emit(denied(reason.clone())).await;
+                    Some(reason)
+                }
+                ConfirmationOutcome::TimedOut => {
+                    emitter
+                        .emit(AgentEvent::ConfirmationTimeout {
+                            tool_call_id: call.id.clone(),
+                            tool_name: call.name.clone(),
+                            timeout_ms,
+                        })
+                        .await;
+                    let reason = format!(
+                        "permission denied: nobody confirmed this {} call within {timeout_ms}ms",
+                        call.name
+                    );
+                    emitter.emit(denied(reason.clone())).await;
+                    Some(reason)
+                }
+            }
+        }
     }
 }

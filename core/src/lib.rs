@@ -34,6 +34,7 @@
 
 pub mod agent;
 mod agent_loop;
+pub mod artifacts;
 pub mod budget;
 pub mod config;
 mod error;
@@ -41,7 +42,9 @@ pub mod events;
 pub mod host_env;
 pub mod llm;
 pub mod options;
+pub mod permissions;
 pub mod session;
+pub mod store;
 pub mod tools;
 
 pub use agent::{Agent, SessionBuilder};

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::budget::BudgetGuard;
 use crate::host_env::HostEnv;
 use crate::llm::LlmClient;
+use crate::permissions::{ConfirmationHandler, PermissionPolicy};
 
 /// Tool rounds a run may take before it stops without a final answer.
 pub const DEFAULT_MAX_TOOL_ROUNDS: usize = 25;
@@ -25,6 +26,12 @@ pub struct SessionOptions {
     pub principal: Option<String>,
     pub agent_template_id: Option<String>,
     pub correlation_id: Option<String>,
+    /// Which tool calls may run; `None` lets every call run.
+    pub permission_policy: Option<PermissionPolicy>,
+    /// Answers the policy's `ask` decisions; without one, `ask` means deny.
+    pub confirmation_handler: Option<Arc<dyn ConfirmationHandler>>,
+    /// Deadline of each confirmation (default 60 s).
+    pub confirmation_timeout_ms: Option<u64>,
 }
 
 impl SessionOptions {
@@ -81,6 +88,21 @@ impl SessionOptions {
 
     pub fn with_correlation_id(mut self, id: impl Into<String>) -> Self {
         self.correlation_id = Some(id.into());
+        self
+    }
+
+    pub fn with_permission_policy(mut self, policy: PermissionPolicy) -> Self {
+        self.permission_policy = Some(policy);
+        self
+    }
+
+    pub fn with_confirmation_handler(mut self, handler: Arc<dyn ConfirmationHandler>) -> Self {
+        self.confirmation_handler = Some(handler);
+        self
+    }
+
+    pub fn with_confirmation_timeout_ms(mut self, timeout_ms: u64) -> Self {
+        self.confirmation_timeout_ms = Some(timeout_ms);
         self
     }
 

@@ -12,6 +12,7 @@ use crate::error::{CodeError, Result};
 use crate::events::AgentEvent;
 use crate::host_env::HostEnv;
 use crate::llm::{LlmClient, Message, TokenUsage};
+use crate::permissions::{ConfirmationHandler, PermissionPolicy};
 use crate::tools::{ToolRegistry, Workspace};
 
 /// Events buffered between a running loop and a slow stream consumer; when
@@ -85,6 +86,9 @@ pub(crate) struct SessionSetup {
     pub tools: ToolRegistry,
     pub host_env: Arc<HostEnv>,
     pub budget_guard: Option<Arc<dyn BudgetGuard>>,
+    pub permission_policy: Option<PermissionPolicy>,
+    pub confirmation: Option<Arc<dyn ConfirmationHandler>>,
+    pub confirmation_timeout_ms: u64,
 }
 
 #[derive(Debug, Default)]
@@ -105,9 +109,27 @@ pub(crate) struct SessionInner {
     pub tools: ToolRegistry,
     pub host_env: Arc<HostEnv>,
     pub budget_guard: Mutex<Option<Arc<dyn BudgetGuard>>>,
+    pub permission_policy: Option<PermissionPolicy>,
+    pub confirmation: Option<Arc<dyn ConfirmationHandler>>,
+    pub confirmation_timeout_ms: u64,
     pub state: Mutex<SessionState>,
     busy: AtomicBool,
     closed: CancellationToken,
+}
+
+impl SessionInner {
+    /// Definitions of the tools offered to the model.
+    pub(crate) fn offered_tools(&self) -> Vec<crate::llm::ToolDefinition> {
+        self.tools
+            .definitions()
+            .into_iter()
+            .filter(|d| {
+                self.permission_policy
+                    .as_ref()
+                    .is_none_or(|p| !p.denies_outright(&d.name))
+            })
+            .collect()
+    }
 }
 
 /// A handle to a session; clones share it.
@@ -138,6 +160,9 @@ impl Session {
                 tools: setup.tools,
                 host_env: setup.host_env,
                 budget_guard: Mutex::new(setup.budget_guard),
+                permission_policy: setup.permission_policy,
+                confirmation: setup.confirmation,
+                confirmation_timeout_ms: setup.confirmation_timeout_ms,
                 state: Mutex::new(SessionState::default()),
                 busy: AtomicBool::new(false),
                 closed: CancellationToken::new(),
@@ -173,9 +198,14 @@ impl Session {
         &self.inner.workspace
     }
 
-    /// Names of the tools offered to the model.
+    /// Names of the tools offered to the model: those the permission policy
+    /// does not deny outright.
     pub fn tool_names(&self) -> Vec<String> {
-        self.inner.tools.names().map(str::to_string).collect()
+        self.inner
+            .offered_tools()
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
     }
 
     /// The conversation so far.

@@ -161,7 +161,18 @@ pub const BRIDGE_REQUESTS: &[MethodSpec] = &[
         result: Some(schema::<BudgetDecisionResult>),
         errors: &[],
     },
+    PERMISSION_REQUEST,
 ];
+
+/// Confirmation of a tool call that the permission policy marks `ask`.
+pub const PERMISSION_REQUEST: MethodSpec = MethodSpec {
+    name: "host/permission/request",
+    direction: Direction::BridgeToHost,
+    summary: "Asks the host to confirm a tool call. Error, timeout, no handler or a malformed answer = deny.",
+    params: schema::<PermissionRequestParams>,
+    result: Some(schema::<PermissionRequestResult>),
+    errors: &[],
+};
 
 /// Notifications, in either direction.
 pub const NOTIFICATIONS: &[MethodSpec] = &[

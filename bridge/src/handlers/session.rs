@@ -13,10 +13,16 @@ use a3s_code_protocol::types::{
 
 use super::{to_result, Ctx, HandlerResult};
 use crate::errors;
+use crate::host_confirmation::HostConfirmation;
 
 pub async fn create(ctx: Ctx, params: SessionCreateParams) -> HandlerResult {
     let agent = ctx.shared.state.agent(&params.agent_id)?;
-    let options = core_options(params.options.unwrap_or_default());
+    let mut options = core_options(params.options.unwrap_or_default());
+    if options.permission_policy.is_some() {
+        // `ask` decisions go to the host; without its handler they fail closed.
+        options.confirmation_handler =
+            Some(Arc::new(HostConfirmation::new(ctx.shared.reverse.clone())));
+    }
     let session = agent
         .session_builder(&params.workspace)
         .options(options)
@@ -40,6 +46,8 @@ fn core_options(wire: SessionOptionsParams) -> SessionOptions {
     options.agent_template_id = wire.agent_template_id;
     options.correlation_id = wire.correlation_id;
     options.host_env = wire.host_env.map(host_env);
+    options.permission_policy = wire.permission_policy.map(Into::into);
+    options.confirmation_timeout_ms = wire.confirmation_timeout_ms;
     options
 }
 

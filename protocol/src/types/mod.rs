@@ -5,6 +5,7 @@ mod agent;
 mod budget;
 mod control;
 mod handshake;
+mod permission;
 mod session;
 mod stream;
 
@@ -12,6 +13,7 @@ pub use agent::*;
 pub use budget::*;
 pub use control::*;
 pub use handshake::*;
+pub use permission::*;
 pub use session::*;
 pub use stream::*;
 

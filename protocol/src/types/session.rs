@@ -38,6 +38,12 @@ pub struct SessionOptionsParams {
     pub agent_template_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
+    /// Which tool calls may run; absent lets every call run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_policy: Option<super::PermissionPolicyParams>,
+    /// Deadline of each `host/permission/request` (default 60000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
