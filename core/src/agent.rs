@@ -132,6 +132,8 @@ impl SessionBuilder {
             budget_guard: options.budget_guard.clone(),
             permission_policy: options.permission_policy.clone(),
             confirmation: options.confirmation_handler.clone(),
+            retention: options.retention_limits.unwrap_or_default(),
+            artifact_limits: options.artifact_limits.unwrap_or_default(),
             confirmation_timeout_ms: options
                 .confirmation_timeout_ms
                 .unwrap_or(crate::permissions::DEFAULT_CONFIRMATION_TIMEOUT_MS),

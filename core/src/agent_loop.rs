@@ -7,11 +7,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetDecision, BudgetGuard};
+use crate::emitter::Emitter;
 use crate::error::{CodeError, Result};
 use crate::events::{AgentEvent, BudgetThresholdKind};
 use crate::llm::{estimate_tokens, LlmChunk, LlmRequest, Message, TokenUsage, ToolCall};
-use crate::permissions::{ConfirmationOutcome, ConfirmationRequest, PermissionDecision};
-use crate::session::{EventRecord, RunRecord, RunResult, RunStatus, SessionInner};
+use crate::session::{EventRecord, RunRecord, RunResult, RunStatus, SessionInner, TraceEvent};
+use crate::tool_call::run_tool;
 use crate::tools::ToolContext;
 
 pub(crate) struct LoopInput {
@@ -19,36 +20,6 @@ pub(crate) struct LoopInput {
     pub prompt: String,
     pub sink: Option<mpsc::Sender<EventRecord>>,
     pub cancel: CancellationToken,
-}
-
-/// Emits events with run metadata, in order, waiting when the consumer is slow.
-struct Emitter {
-    session: Arc<SessionInner>,
-    run_id: String,
-    seq: u64,
-    sink: Option<mpsc::Sender<EventRecord>>,
-    cancel: CancellationToken,
-}
-
-impl Emitter {
-    async fn emit(&mut self, event: AgentEvent) {
-        let record = EventRecord {
-            event,
-            run_id: self.run_id.clone(),
-            session_id: self.session.id.clone(),
-            seq: self.seq,
-            timestamp_ms: self.session.host_env.now_ms(),
-        };
-        self.seq += 1;
-        if let Some(sink) = &self.sink {
-            // A dropped receiver means nobody listens any more; the run goes
-            // on. A cancelled run stops waiting for a stalled consumer.
-            tokio::select! {
-                _ = sink.send(record) => {}
-                _ = self.cancel.cancelled() => {}
-            }
-        }
-    }
 }
 
 pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
@@ -64,8 +35,7 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
         .state
         .lock()
         .expect("session state")
-        .runs
-        .push(RunRecord {
+        .start_run(RunRecord {
             id: run_id.clone(),
             status: RunStatus::Running,
             prompt: prompt.clone(),
@@ -91,13 +61,12 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
         Err(CodeError::Cancelled) => RunStatus::Cancelled,
         Err(_) => RunStatus::Failed,
     };
-    {
-        let mut state = session.state.lock().expect("session state");
-        if let Some(run) = state.runs.iter_mut().rev().find(|r| r.id == run_id) {
-            run.status = status;
-            run.ended_ms = Some(session.host_env.now_ms());
-        }
-    }
+    let ended_ms = session.host_env.now_ms();
+    session
+        .state
+        .lock()
+        .expect("session state")
+        .finish_run(&run_id, status, ended_ms);
     match outcome {
         Ok((text, usage, tool_calls_count)) => {
             emitter
@@ -168,7 +137,21 @@ async fn drive(
             enforce(decision, emitter).await?;
         }
 
-        let (text, calls, usage) = model_turn(session, request, emitter, cancel).await?;
+        let started_ms = session.host_env.now_ms();
+        let outcome = model_turn(session, request, emitter, cancel).await;
+        session
+            .state
+            .lock()
+            .expect("session state")
+            .record_trace(TraceEvent {
+                run_id: emitter.run_id.clone(),
+                kind: "llm".into(),
+                name: session.model_id.clone(),
+                started_ms,
+                ended_ms: session.host_env.now_ms(),
+                ok: outcome.is_ok(),
+            });
+        let (text, calls, usage) = outcome?;
         if let Some(guard) = &guard {
             tokio::select! {
                 _ = guard.record_after_llm(&session.id, &usage) => {}
@@ -210,7 +193,7 @@ async fn drive(
     }
 }
 
-fn current_guard(session: &SessionInner) -> Option<Arc<dyn BudgetGuard>> {
+pub(crate) fn current_guard(session: &SessionInner) -> Option<Arc<dyn BudgetGuard>> {
     session.budget_guard.lock().expect("budget guard").clone()
 }
 
@@ -221,7 +204,7 @@ fn commit(session: &SessionInner, messages: Vec<Message>, usage: TokenUsage) {
 }
 
 /// Applies a budget decision: `Ok` to go on, `Err` when denied.
-async fn enforce(decision: BudgetDecision, emitter: &mut Emitter) -> Result<()> {
+pub(crate) async fn enforce(decision: BudgetDecision, emitter: &mut Emitter) -> Result<()> {
     match decision {
         BudgetDecision::Allow => Ok(()),
         BudgetDecision::Soft {
@@ -287,174 +270,4 @@ async fn model_turn(
         }
     }
     Ok((text, calls, usage))
-}
-
-/// Runs one tool call behind the budget guard; always yields a tool message.
-async fn run_tool(
-    session: &SessionInner,
-    call: &ToolCall,
-    ctx: &ToolContext,
-    emitter: &mut Emitter,
-) -> Message {
-    emitter
-        .emit(AgentEvent::ToolStart {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            arguments: call.arguments.clone(),
-        })
-        .await;
-    if let Some(reason) = check_permission(session, call, emitter, &ctx.cancel).await {
-        return finish_tool(call, reason, true, emitter).await;
-    }
-    let guard = current_guard(session);
-    let denied = match &guard {
-        Some(guard) => {
-            let decision = tokio::select! {
-                decision = guard.check_before_tool(&session.id, &call.name) => decision,
-                _ = ctx.cancel.cancelled() => BudgetDecision::Deny {
-                    resource: "run".into(),
-                    reason: "cancelled".into(),
-                },
-            };
-            enforce(decision, emitter).await.err()
-        }
-        None => None,
-    };
-    let (output, is_error) = match denied {
-        Some(error) => (error.to_string(), true),
-        None => match session
-            .tools
-            .execute(&call.name, call.arguments.clone(), ctx)
-            .await
-        {
-            Ok(output) => (output.content, false),
-            Err(error) => (error.to_string(), true),
-        },
-    };
-    finish_tool(call, output, is_error, emitter).await
-}
-
-async fn finish_tool(
-    call: &ToolCall,
-    output: String,
-    is_error: bool,
-    emitter: &mut Emitter,
-) -> Message {
-    emitter
-        .emit(AgentEvent::ToolEnd {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            output: output.clone(),
-            is_error,
-        })
-        .await;
-    Message::Tool {
-        tool_call_id: call.id.clone(),
-        name: call.name.clone(),
-        content: output,
-        is_error,
-    }
-}
-
-/// Applies the permission policy; returns the refusal to feed back, if any.
-async fn check_permission(
-    session: &SessionInner,
-    call: &ToolCall,
-    emitter: &mut Emitter,
-    cancel: &CancellationToken,
-) -> Option<String> {
-    let policy = session.permission_policy.as_ref()?;
-    let denied = |reason: String| AgentEvent::PermissionDenied {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
-        reason,
-    };
-    match policy.evaluate(&call.name, &call.arguments) {
-        PermissionDecision::Allow => None,
-        PermissionDecision::Deny => {
-            let reason = format!(
-                "permission denied: the policy does not allow this {} call",
-                call.name
-            );
-            emitter.emit(denied(reason.clone())).await;
-            Some(reason)
-        }
-        PermissionDecision::Ask => {
-            let Some(handler) = &session.confirmation else {
-                let reason = format!(
-                    "permission denied: {} needs confirmation and no confirmation handler is installed",
-                    call.name
-                );
-                emitter.emit(denied(reason.clone())).await;
-                return Some(reason);
-            };
-            let timeout_ms = session.confirmation_timeout_ms;
-            emitter
-                .emit(AgentEvent::ConfirmationRequired {
-                    tool_call_id: call.id.clone(),
-                    tool_name: call.name.clone(),
-                    arguments: call.arguments.clone(),
-                    timeout_ms,
-                })
-                .await;
-            let request = ConfirmationRequest {
-                session_id: session.id.clone(),
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                timeout_ms,
-            };
-            let deadline = std::time::Duration::from_millis(timeout_ms);
-            let outcome = tokio::select! {
-                outcome = tokio::time::timeout(deadline, handler.confirm(&request)) => {
-                    outcome.unwrap_or(ConfirmationOutcome::TimedOut)
-                }
-                _ = cancel.cancelled() => ConfirmationOutcome::Rejected { reason: "run cancelled".into() },
-            };
-            match outcome {
-                ConfirmationOutcome::Approved => {
-                    emitter
-                        .emit(AgentEvent::ConfirmationReceived {
-                            tool_call_id: call.id.clone(),
-                            tool_name: call.name.clone(),
-                            approved: true,
-                            reason: None,
-                        })
-                        .await;
-                    None
-                }
-                ConfirmationOutcome::Rejected { reason } => {
-                    emitter
-                        .emit(AgentEvent::ConfirmationReceived {
-                            tool_call_id: call.id.clone(),
-                            tool_name: call.name.clone(),
-                            approved: false,
-                            reason: Some(reason.clone()),
-                        })
-                        .await;
-                    let reason = format!(
-                        "permission denied: the host rejected this {} call: {reason}",
-                        call.name
-                    );
-                    emitter.emit(denied(reason.clone())).await;
-                    Some(reason)
-                }
-                ConfirmationOutcome::TimedOut => {
-                    emitter
-                        .emit(AgentEvent::ConfirmationTimeout {
-                            tool_call_id: call.id.clone(),
-                            tool_name: call.name.clone(),
-                            timeout_ms,
-                        })
-                        .await;
-                    let reason = format!(
-                        "permission denied: nobody confirmed this {} call within {timeout_ms}ms",
-                        call.name
-                    );
-                    emitter.emit(denied(reason.clone())).await;
-                    Some(reason)
-                }
-            }
-        }
-    }
 }

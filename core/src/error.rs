@@ -42,3 +42,9 @@ pub enum CodeError {
     #[error("io error: {0}")]
     Io(#[from] std::io::Error),
 }
+
+impl From<crate::store::StoreError> for CodeError {
+    fn from(error: crate::store::StoreError) -> Self {
+        CodeError::Store(error.to_string())
+    }
+}

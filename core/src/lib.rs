@@ -37,14 +37,17 @@ mod agent_loop;
 pub mod artifacts;
 pub mod budget;
 pub mod config;
+mod emitter;
 mod error;
 pub mod events;
 pub mod host_env;
 pub mod llm;
 pub mod options;
 pub mod permissions;
+pub mod retention;
 pub mod session;
 pub mod store;
+mod tool_call;
 pub mod tools;
 
 pub use agent::{Agent, SessionBuilder};

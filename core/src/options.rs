@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
+use crate::artifacts::ArtifactLimits;
 use crate::budget::BudgetGuard;
 use crate::host_env::HostEnv;
 use crate::llm::LlmClient;
 use crate::permissions::{ConfirmationHandler, PermissionPolicy};
+use crate::retention::SessionRetentionLimits;
 
 /// Tool rounds a run may take before it stops without a final answer.
 pub const DEFAULT_MAX_TOOL_ROUNDS: usize = 25;
@@ -32,6 +34,10 @@ pub struct SessionOptions {
     pub confirmation_handler: Option<Arc<dyn ConfirmationHandler>>,
     /// Deadline of each confirmation (default 60 s).
     pub confirmation_timeout_ms: Option<u64>,
+    /// Caps on runs, events and traces kept in memory (seed 000 defaults).
+    pub retention_limits: Option<SessionRetentionLimits>,
+    /// When tool output becomes an artifact, and how many are kept.
+    pub artifact_limits: Option<ArtifactLimits>,
 }
 
 impl SessionOptions {
@@ -98,6 +104,16 @@ impl SessionOptions {
 
     pub fn with_confirmation_handler(mut self, handler: Arc<dyn ConfirmationHandler>) -> Self {
         self.confirmation_handler = Some(handler);
+        self
+    }
+
+    pub fn with_retention_limits(mut self, limits: SessionRetentionLimits) -> Self {
+        self.retention_limits = Some(limits);
+        self
+    }
+
+    pub fn with_artifact_limits(mut self, limits: ArtifactLimits) -> Self {
+        self.artifact_limits = Some(limits);
         self
     }
 

@@ -7,12 +7,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent_loop::{run_loop, LoopInput};
+use crate::artifacts::{ArtifactError, ArtifactLimits, ArtifactSlice, ArtifactStore};
 use crate::budget::BudgetGuard;
 use crate::error::{CodeError, Result};
 use crate::events::AgentEvent;
 use crate::host_env::HostEnv;
 use crate::llm::{LlmClient, Message, TokenUsage};
 use crate::permissions::{ConfirmationHandler, PermissionPolicy};
+use crate::retention::{evict_oldest, BoundedLog, SessionRetentionLimits};
+use crate::tool_call::run_direct;
+pub use crate::tool_call::DirectToolResult;
 use crate::tools::{ToolRegistry, Workspace};
 
 /// Events buffered between a running loop and a slow stream consumer; when
@@ -40,7 +44,8 @@ pub struct EventRecord {
 }
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     Running,
     Completed,
@@ -49,7 +54,7 @@ pub enum RunStatus {
 }
 
 /// The record of one run of a session.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunRecord {
     pub id: String,
     pub status: RunStatus,
@@ -89,13 +94,78 @@ pub(crate) struct SessionSetup {
     pub permission_policy: Option<PermissionPolicy>,
     pub confirmation: Option<Arc<dyn ConfirmationHandler>>,
     pub confirmation_timeout_ms: u64,
+    pub retention: SessionRetentionLimits,
+    pub artifact_limits: ArtifactLimits,
+}
+
+/// One model or tool call, for audits; kept within `max_trace_events`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TraceEvent {
+    pub run_id: String,
+    /// `llm` or `tool`.
+    pub kind: String,
+    pub name: String,
+    pub started_ms: u64,
+    pub ended_ms: u64,
+    pub ok: bool,
+}
+
+/// A run and its retained events.
+#[derive(Debug, Clone)]
+pub(crate) struct RunEntry {
+    pub record: RunRecord,
+    pub events: BoundedLog<EventRecord>,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct SessionState {
     pub history: Vec<Message>,
     pub usage: TokenUsage,
-    pub runs: Vec<RunRecord>,
+    pub runs: Vec<RunEntry>,
+    pub trace: BoundedLog<TraceEvent>,
+    pub retention: SessionRetentionLimits,
+}
+
+impl SessionState {
+    /// Starts a run record, evicting the oldest finished runs past the limit.
+    pub fn start_run(&mut self, record: RunRecord) {
+        self.runs.push(RunEntry {
+            record,
+            events: BoundedLog::new(),
+        });
+        let max = self.retention.runs();
+        evict_oldest(&mut self.runs, max, |run| {
+            run.record.status != RunStatus::Running
+        });
+    }
+
+    pub fn finish_run(&mut self, run_id: &str, status: RunStatus, ended_ms: u64) {
+        if let Some(run) = self.runs.iter_mut().rev().find(|r| r.record.id == run_id) {
+            run.record.status = status;
+            run.record.ended_ms = Some(ended_ms);
+        }
+    }
+
+    pub fn record_event(&mut self, record: &EventRecord) {
+        let (max_len, max_bytes) = (
+            self.retention.events_per_run(),
+            self.retention.event_bytes_per_run(),
+        );
+        if let Some(run) = self
+            .runs
+            .iter_mut()
+            .rev()
+            .find(|r| r.record.id == record.run_id)
+        {
+            let size = serde_json::to_string(&record.event).map_or(0, |s| s.len());
+            run.events.push(record.clone(), size, max_len, max_bytes);
+        }
+    }
+
+    pub fn record_trace(&mut self, trace: TraceEvent) {
+        let max = self.retention.trace_events();
+        self.trace.push(trace, 1, max, usize::MAX);
+    }
 }
 
 pub(crate) struct SessionInner {
@@ -112,6 +182,7 @@ pub(crate) struct SessionInner {
     pub permission_policy: Option<PermissionPolicy>,
     pub confirmation: Option<Arc<dyn ConfirmationHandler>>,
     pub confirmation_timeout_ms: u64,
+    pub artifacts: ArtifactStore,
     pub state: Mutex<SessionState>,
     busy: AtomicBool,
     closed: CancellationToken,
@@ -150,7 +221,7 @@ impl Session {
     pub(crate) fn new(setup: SessionSetup) -> Self {
         Self {
             inner: Arc::new(SessionInner {
-                id: setup.id,
+                id: setup.id.clone(),
                 identity: setup.identity,
                 workspace: setup.workspace,
                 llm: setup.llm,
@@ -163,7 +234,11 @@ impl Session {
                 permission_policy: setup.permission_policy,
                 confirmation: setup.confirmation,
                 confirmation_timeout_ms: setup.confirmation_timeout_ms,
-                state: Mutex::new(SessionState::default()),
+                artifacts: ArtifactStore::new(setup.id.clone(), setup.artifact_limits),
+                state: Mutex::new(SessionState {
+                    retention: setup.retention,
+                    ..SessionState::default()
+                }),
                 busy: AtomicBool::new(false),
                 closed: CancellationToken::new(),
             }),
@@ -223,9 +298,42 @@ impl Session {
         self.inner.state.lock().expect("session state").usage
     }
 
-    /// Every run of this session, oldest first.
+    /// Every retained run of this session, oldest first.
     pub fn runs(&self) -> Vec<RunRecord> {
-        self.inner.state.lock().expect("session state").runs.clone()
+        let state = self.inner.state.lock().expect("session state");
+        state.runs.iter().map(|r| r.record.clone()).collect()
+    }
+
+    /// The retained events of one run, oldest first.
+    pub fn run_events(&self, run_id: &str) -> Vec<EventRecord> {
+        let state = self.inner.state.lock().expect("session state");
+        state
+            .runs
+            .iter()
+            .find(|r| r.record.id == run_id)
+            .map(|r| r.events.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The retained trace of model and tool calls, oldest first.
+    pub fn trace(&self) -> Vec<TraceEvent> {
+        let state = self.inner.state.lock().expect("session state");
+        state.trace.iter().cloned().collect()
+    }
+
+    /// Reads a stored artifact by id or `artifact://` URI, by byte range.
+    pub fn read_artifact(
+        &self,
+        id_or_uri: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<ArtifactSlice, ArtifactError> {
+        self.inner.artifacts.read(id_or_uri, offset, limit)
+    }
+
+    /// Every retained artifact, oldest first.
+    pub fn artifacts(&self) -> Vec<crate::artifacts::ArtifactRef> {
+        self.inner.artifacts.list()
     }
 
     /// Installs (`Some`) or clears (`None`) the budget guard for later calls.
@@ -257,6 +365,28 @@ impl Session {
             session.run(&prompt, Some(tx), cancel).await
         });
         Ok(RunStream { rx, handle })
+    }
+
+    /// Runs one tool directly for the host (see [`DirectToolResult`]).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+        cancel: Option<CancellationToken>,
+    ) -> Result<DirectToolResult> {
+        if self.is_closed() {
+            return Err(CodeError::SessionClosed(self.inner.id.clone()));
+        }
+        if self.inner.tools.get(name).is_none() {
+            return Err(CodeError::InvalidArgument(format!("unknown tool '{name}'")));
+        }
+        Ok(run_direct(
+            self.inner.clone(),
+            name,
+            arguments,
+            cancel.unwrap_or_default(),
+        )
+        .await)
     }
 
     /// Closes the session: a running prompt is cancelled, later calls fail.

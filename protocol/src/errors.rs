@@ -45,6 +45,7 @@ pub enum DataCode {
     StoreError,
     IoError,
     CallbackTimeout,
+    ArtifactNotFound,
 }
 
 impl DataCode {
@@ -81,6 +82,7 @@ impl DataCode {
         DataCode::StoreError,
         DataCode::IoError,
         DataCode::CallbackTimeout,
+        DataCode::ArtifactNotFound,
     ];
 }
 

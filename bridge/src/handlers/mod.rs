@@ -5,6 +5,7 @@ mod agent;
 mod budget;
 mod session;
 mod stream;
+mod tools;
 
 use std::sync::Arc;
 
@@ -34,6 +35,9 @@ pub const DISPATCHED: &[&str] = &[
     "session/send",
     "session/stream",
     "session/setBudgetGuard",
+    "session/tool",
+    "session/artifact",
+    "session/runs",
     "session/close",
 ];
 
@@ -48,6 +52,9 @@ pub async fn dispatch(ctx: Ctx, method: &str, params: Option<Value>) -> HandlerR
         "session/stream" => stream::stream(ctx, parse(params)?).await,
         "session/setBudgetGuard" => budget::set_budget_guard(ctx, parse(params)?).await,
         "session/close" => session::close(ctx, parse(params)?).await,
+        "session/tool" => tools::call(ctx, parse(params)?).await,
+        "session/artifact" => tools::artifact(ctx, parse(params)?).await,
+        "session/runs" => tools::runs(ctx, parse(params)?).await,
         other => Err(ErrorObject::method_not_found(other)),
     }
 }

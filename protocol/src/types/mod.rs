@@ -8,6 +8,7 @@ mod handshake;
 mod permission;
 mod session;
 mod stream;
+mod tools;
 
 pub use agent::*;
 pub use budget::*;
@@ -16,6 +17,7 @@ pub use handshake::*;
 pub use permission::*;
 pub use session::*;
 pub use stream::*;
+pub use tools::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
