@@ -7,7 +7,9 @@ use crate::config::AgentConfig;
 use crate::error::{CodeError, Result};
 use crate::llm::client_for;
 use crate::options::{SessionOptions, DEFAULT_MAX_TOOL_ROUNDS};
+use crate::persist;
 use crate::session::{IdentityTags, Session, SessionSetup};
+use crate::snapshot::SessionSnapshot;
 use crate::tools::{ToolRegistry, Workspace};
 
 /// An agent configuration, ready to build sessions.
@@ -105,17 +107,35 @@ impl SessionBuilder {
             .and_then(|m| m.split_once('/').map(|(_, id)| id.to_string()))
             .unwrap_or_default();
         let host_env = options.host_env.clone().unwrap_or_default();
-        Ok(Session::new(SessionSetup {
-            id: options
-                .session_id
+        let id = options
+            .session_id
+            .clone()
+            .unwrap_or_else(|| host_env.next_id("session"));
+        // A stored session with this id is continued; a corrupt or future
+        // document is refused here, before anything could overwrite it.
+        let restored = match &options.session_store {
+            Some(store) => persist::load_snapshot(store.as_ref(), &id).await?,
+            None => None,
+        };
+        let stored = restored
+            .as_ref()
+            .map(SessionSnapshot::identity)
+            .unwrap_or_default();
+        // Options given now take precedence, so a host can relabel a session it moves.
+        let identity = IdentityTags {
+            tenant_id: options.tenant_id.clone().or(stored.tenant_id),
+            principal: options.principal.clone().or(stored.principal),
+            agent_template_id: options
+                .agent_template_id
                 .clone()
-                .unwrap_or_else(|| host_env.next_id("session")),
-            identity: IdentityTags {
-                tenant_id: options.tenant_id.clone(),
-                principal: options.principal.clone(),
-                agent_template_id: options.agent_template_id.clone(),
-                correlation_id: options.correlation_id.clone(),
-            },
+                .or(stored.agent_template_id),
+            correlation_id: options.correlation_id.clone().or(stored.correlation_id),
+        };
+        let session = Session::new(SessionSetup {
+            id,
+            identity,
+            store: options.session_store.clone(),
+            restored,
             workspace: Arc::new(workspace),
             llm,
             model_id,
@@ -137,6 +157,8 @@ impl SessionBuilder {
             confirmation_timeout_ms: options
                 .confirmation_timeout_ms
                 .unwrap_or(crate::permissions::DEFAULT_CONFIRMATION_TIMEOUT_MS),
-        }))
+        });
+        persist::save_snapshot(&session.inner).await?;
+        Ok(session)
     }
 }

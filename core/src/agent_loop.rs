@@ -1,4 +1,9 @@
 //! The tool-calling loop: model turn → tool calls → results → next turn.
+//!
+//! With a store, the loop writes a checkpoint after every settled round (and
+//! after every tool result inside a round), so another process can continue
+//! the run with `resume_run`: settled rounds are facts and are not repeated,
+//! a tool call without a recorded result runs once.
 
 use std::sync::Arc;
 
@@ -11,63 +16,85 @@ use crate::emitter::Emitter;
 use crate::error::{CodeError, Result};
 use crate::events::{AgentEvent, BudgetThresholdKind};
 use crate::llm::{estimate_tokens, LlmChunk, LlmRequest, Message, TokenUsage, ToolCall};
+use crate::persist;
 use crate::session::{EventRecord, RunRecord, RunResult, RunStatus, SessionInner, TraceEvent};
+use crate::session_state::ActiveRun;
+use crate::snapshot::{LoopCheckpoint, PendingRound, CHECKPOINT_SCHEMA_VERSION};
 use crate::tool_call::run_tool;
 use crate::tools::ToolContext;
 
+/// Where a run starts: a new prompt, or another run's checkpoint.
+pub(crate) enum LoopStart {
+    Prompt(String),
+    Resume(Box<LoopCheckpoint>),
+}
+
 pub(crate) struct LoopInput {
     pub session: Arc<SessionInner>,
-    pub prompt: String,
+    pub start: LoopStart,
     pub sink: Option<mpsc::Sender<EventRecord>>,
     pub cancel: CancellationToken,
+}
+
+/// The loop's running state, as checkpointed.
+struct Progress {
+    prompt: String,
+    history: Vec<Message>,
+    turn: u32,
+    usage: TokenUsage,
+    tool_calls_count: usize,
 }
 
 pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
     let LoopInput {
         session,
-        prompt,
+        start,
         sink,
         cancel,
     } = input;
     let run_id = session.host_env.next_id("run");
-    let started_ms = session.host_env.now_ms();
-    session
-        .state
-        .lock()
-        .expect("session state")
-        .start_run(RunRecord {
+    let prompt = match &start {
+        LoopStart::Prompt(prompt) => prompt.clone(),
+        LoopStart::Resume(checkpoint) => checkpoint.prompt.clone(),
+    };
+    let mut emitter = Emitter::new(session.clone(), run_id.clone(), sink, cancel.clone());
+    let (ended, _) = tokio::sync::watch::channel(false);
+    {
+        let mut state = session.state.lock().expect("session state");
+        state.start_run(RunRecord {
             id: run_id.clone(),
             status: RunStatus::Running,
             prompt: prompt.clone(),
-            started_ms,
+            started_ms: session.host_env.now_ms(),
             ended_ms: None,
         });
-    let mut emitter = Emitter {
-        session: session.clone(),
-        run_id: run_id.clone(),
-        seq: 0,
-        sink,
-        cancel: cancel.clone(),
-    };
+        state.active = Some(ActiveRun {
+            run_id: run_id.clone(),
+            cancel: cancel.clone(),
+            passivation: None,
+            ended: ended.clone(),
+            sink: emitter.sink.clone(),
+        });
+    }
     emitter
         .emit(AgentEvent::AgentStart {
             prompt: prompt.clone(),
         })
         .await;
 
-    let outcome = drive(&session, &prompt, &mut emitter, &cancel).await;
+    let outcome = drive(&session, start, &mut emitter, &cancel).await;
     let status = match &outcome {
         Ok(_) => RunStatus::Completed,
         Err(CodeError::Cancelled) => RunStatus::Cancelled,
+        Err(CodeError::Passivated { .. }) => RunStatus::Passivated,
         Err(_) => RunStatus::Failed,
     };
-    let ended_ms = session.host_env.now_ms();
-    session
-        .state
-        .lock()
-        .expect("session state")
-        .finish_run(&run_id, status, ended_ms);
-    match outcome {
+    // A run that ended here needs no resuming; a cancelled or passivated
+    // one keeps its last checkpoint for another node.
+    if matches!(status, RunStatus::Completed | RunStatus::Failed) {
+        persist::delete_checkpoint(&session, &run_id).await;
+    }
+    let result = match outcome {
         Ok((text, usage, tool_calls_count)) => {
             emitter
                 .emit(AgentEvent::AgentEnd {
@@ -77,52 +104,107 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
                 })
                 .await;
             Ok(RunResult {
-                run_id,
+                run_id: run_id.clone(),
                 text,
                 usage,
                 tool_calls_count,
             })
         }
         Err(error) => {
-            emitter
-                .emit(AgentEvent::Error {
-                    error: error.to_string(),
-                })
-                .await;
+            if !matches!(error, CodeError::Passivated { .. }) {
+                emitter
+                    .emit(AgentEvent::Error {
+                        error: error.to_string(),
+                    })
+                    .await;
+            }
             Err(error)
         }
+    };
+    {
+        let ended_ms = session.host_env.now_ms();
+        let mut state = session.state.lock().expect("session state");
+        state.finish_run(&run_id, status, ended_ms);
+        state.active = None;
     }
+    persist::save_snapshot_logged(&session).await;
+    let _ = ended.send(true);
+    result
 }
 
 /// Runs the rounds; returns the final text, the run's usage and its tool call count.
 async fn drive(
     session: &Arc<SessionInner>,
-    prompt: &str,
+    start: LoopStart,
     emitter: &mut Emitter,
     cancel: &CancellationToken,
 ) -> Result<(String, TokenUsage, usize)> {
-    let mut history = session.state.lock().expect("session state").history.clone();
-    let user = Message::User {
-        content: prompt.to_string(),
+    let (mut progress, pending) = match start {
+        LoopStart::Prompt(prompt) => {
+            let mut history = session.state.lock().expect("session state").history.clone();
+            let user = Message::User {
+                content: prompt.clone(),
+            };
+            history.push(user.clone());
+            commit(session, vec![user], TokenUsage::default());
+            let progress = Progress {
+                prompt,
+                history,
+                turn: 0,
+                usage: TokenUsage::default(),
+                tool_calls_count: 0,
+            };
+            (progress, None)
+        }
+        LoopStart::Resume(checkpoint) => {
+            let checkpoint = *checkpoint;
+            // The checkpoint's conversation is the truth for this run.
+            session.state.lock().expect("session state").history = checkpoint.history.clone();
+            let progress = Progress {
+                prompt: checkpoint.prompt,
+                history: checkpoint.history,
+                turn: checkpoint.turn,
+                usage: checkpoint.usage,
+                tool_calls_count: checkpoint.tool_calls_count,
+            };
+            (progress, checkpoint.pending)
+        }
     };
-    history.push(user.clone());
-    commit(session, vec![user], TokenUsage::default());
-
-    let tool_defs = session.offered_tools();
     let tool_ctx = ToolContext {
         workspace: session.workspace.clone(),
         cancel: cancel.clone(),
     };
-    let mut run_usage = TokenUsage::default();
-    let mut tool_calls_count = 0;
-    let mut turn: u32 = 0;
+
+    // A round interrupted mid-way: its recorded results are facts, the
+    // calls without a result run now, once.
+    if let Some(pending) = pending {
+        progress.turn += 1;
+        emitter
+            .emit(AgentEvent::TurnStart {
+                turn: progress.turn,
+            })
+            .await;
+        settle_round(
+            session,
+            &mut progress,
+            pending,
+            &tool_ctx,
+            emitter,
+            TokenUsage::default(),
+        )
+        .await?;
+        after_round(session, &progress, emitter)?;
+    }
+
+    let tool_defs = session.offered_tools();
     loop {
-        turn += 1;
+        progress.turn += 1;
+        let turn = progress.turn;
         emitter.emit(AgentEvent::TurnStart { turn }).await;
         let request = LlmRequest {
             model: session.model_id.clone(),
             system: session.system_prompt.clone(),
-            messages: history.clone(),
+            messages: progress.history.clone(),
             tools: tool_defs.clone(),
             max_tokens: None,
             temperature: None,
@@ -158,39 +240,129 @@ async fn drive(
                 _ = cancel.cancelled() => return Err(CodeError::Cancelled),
             }
         }
-        run_usage.add(&usage);
+        progress.usage.add(&usage);
         let assistant = Message::Assistant {
             content: text.clone(),
             tool_calls: calls.clone(),
         };
-        history.push(assistant.clone());
 
         if calls.is_empty() {
-            emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
+            progress.history.push(assistant.clone());
             commit(session, vec![assistant], usage);
-            return Ok((text, run_usage, tool_calls_count));
+            emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
+            return Ok((text, progress.usage, progress.tool_calls_count));
         }
 
-        let mut round = vec![assistant];
-        for call in calls {
-            tool_calls_count += 1;
-            let result = run_tool(session, &call, &tool_ctx, emitter).await;
-            if cancel.is_cancelled() {
-                return Err(CodeError::Cancelled);
-            }
-            history.push(result.clone());
-            round.push(result);
-        }
-        // The assistant message and all its tool results land together, so
-        // stored history never holds a call without its result.
-        commit(session, round, usage);
-        // A turn is the model call and the tool calls it asked for.
-        emitter.emit(AgentEvent::TurnEnd { turn, usage }).await;
+        let pending = PendingRound {
+            assistant,
+            results: Vec::new(),
+        };
+        checkpoint(session, emitter, &progress, Some(&pending)).await;
+        settle_round(session, &mut progress, pending, &tool_ctx, emitter, usage).await?;
+        after_round(session, &progress, emitter)?;
+    }
+}
 
-        if turn as usize >= session.max_tool_rounds {
-            return Err(CodeError::MaxToolRounds(session.max_tool_rounds));
+/// Runs the round's tool calls that have no recorded result, checkpointing
+/// after each, then commits the round and checkpoints its end.
+async fn settle_round(
+    session: &Arc<SessionInner>,
+    progress: &mut Progress,
+    mut pending: PendingRound,
+    tool_ctx: &ToolContext,
+    emitter: &mut Emitter,
+    usage: TokenUsage,
+) -> Result<()> {
+    let Message::Assistant { tool_calls, .. } = &pending.assistant else {
+        return Err(CodeError::Internal(
+            "a pending round must start with an assistant message".into(),
+        ));
+    };
+    let calls: Vec<ToolCall> = tool_calls.clone();
+    for call in &calls {
+        let recorded = pending
+            .results
+            .iter()
+            .any(|r| matches!(r, Message::Tool { tool_call_id, .. } if *tool_call_id == call.id));
+        if recorded {
+            continue;
+        }
+        let result = run_tool(session, call, tool_ctx, emitter).await;
+        if tool_ctx.cancel.is_cancelled() {
+            return Err(CodeError::Cancelled);
+        }
+        progress.tool_calls_count += 1;
+        pending.results.push(result);
+        checkpoint(session, emitter, progress, Some(&pending)).await;
+    }
+    // The assistant message and all its results land together, so the
+    // history never holds a call without its result.
+    let mut round = vec![pending.assistant];
+    for call in &calls {
+        if let Some(result) = pending
+            .results
+            .iter()
+            .find(|r| matches!(r, Message::Tool { tool_call_id, .. } if *tool_call_id == call.id))
+        {
+            round.push(result.clone());
         }
     }
+    progress.history.extend(round.iter().cloned());
+    commit(session, round, usage);
+    checkpoint(session, emitter, progress, None).await;
+    // A turn is the model call and the tool calls it asked for.
+    emitter
+        .emit(AgentEvent::TurnEnd {
+            turn: progress.turn,
+            usage,
+        })
+        .await;
+    Ok(())
+}
+
+/// The safe point after a settled round: passivation and the round limit.
+fn after_round(session: &SessionInner, progress: &Progress, emitter: &Emitter) -> Result<()> {
+    let passivation = session
+        .state
+        .lock()
+        .expect("session state")
+        .active
+        .as_ref()
+        .and_then(|a| a.passivation.clone());
+    if let Some((reason, _)) = passivation {
+        return Err(CodeError::Passivated {
+            run_id: emitter.run_id.clone(),
+            reason,
+        });
+    }
+    if progress.turn as usize >= session.max_tool_rounds {
+        return Err(CodeError::MaxToolRounds(session.max_tool_rounds));
+    }
+    Ok(())
+}
+
+async fn checkpoint(
+    session: &SessionInner,
+    emitter: &Emitter,
+    progress: &Progress,
+    pending: Option<&PendingRound>,
+) {
+    if session.store.is_none() {
+        return;
+    }
+    let checkpoint = LoopCheckpoint {
+        schema_version: CHECKPOINT_SCHEMA_VERSION,
+        session_id: session.id.clone(),
+        run_id: emitter.run_id.clone(),
+        prompt: progress.prompt.clone(),
+        turn: progress.turn - u32::from(pending.is_some()),
+        history: progress.history.clone(),
+        usage: progress.usage,
+        tool_calls_count: progress.tool_calls_count,
+        pending: pending.cloned(),
+        created_ms: session.host_env.now_ms(),
+    };
+    persist::write_checkpoint(session, &checkpoint).await;
 }
 
 pub(crate) fn current_guard(session: &SessionInner) -> Option<Arc<dyn BudgetGuard>> {

@@ -26,6 +26,16 @@ pub enum CodeError {
     /// The run was cancelled by its caller.
     #[error("run cancelled")]
     Cancelled,
+    /// The run stopped at a safe point because the host asked the session to
+    /// passivate; resume it elsewhere with `resume_run(run_id)`.
+    #[error("run '{run_id}' passivated at a safe point ({reason}); resume it with resume_run")]
+    Passivated { run_id: String, reason: String },
+    /// `resume_run` on a session without a store (seed 000 text).
+    #[error("resume_run requires a session_store on this session")]
+    NoSessionStore,
+    /// `resume_run` found no checkpoint (seed 000 text).
+    #[error("no loop checkpoint found for run '{0}'")]
+    CheckpointNotFound(String),
     /// Persistence failed or a stored document was refused.
     #[error("store error: {0}")]
     Store(String),

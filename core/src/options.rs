@@ -8,6 +8,7 @@ use crate::host_env::HostEnv;
 use crate::llm::LlmClient;
 use crate::permissions::{ConfirmationHandler, PermissionPolicy};
 use crate::retention::SessionRetentionLimits;
+use crate::store::{FileSessionStore, SessionStore};
 
 /// Tool rounds a run may take before it stops without a final answer.
 pub const DEFAULT_MAX_TOOL_ROUNDS: usize = 25;
@@ -38,6 +39,8 @@ pub struct SessionOptions {
     pub retention_limits: Option<SessionRetentionLimits>,
     /// When tool output becomes an artifact, and how many are kept.
     pub artifact_limits: Option<ArtifactLimits>,
+    /// Where the session, its runs and its loop checkpoints are persisted.
+    pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl SessionOptions {
@@ -104,6 +107,17 @@ impl SessionOptions {
 
     pub fn with_confirmation_handler(mut self, handler: Arc<dyn ConfirmationHandler>) -> Self {
         self.confirmation_handler = Some(handler);
+        self
+    }
+
+    /// Persists the session as files under `dir` (atomic writes).
+    pub fn with_file_session_store(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.session_store = Some(Arc::new(FileSessionStore::new(dir)));
+        self
+    }
+
+    pub fn with_session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.session_store = Some(store);
         self
     }
 

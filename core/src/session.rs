@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_loop::{run_loop, LoopInput};
+use crate::agent_loop::{run_loop, LoopInput, LoopStart};
 use crate::artifacts::{ArtifactError, ArtifactLimits, ArtifactSlice, ArtifactStore};
 use crate::budget::BudgetGuard;
 use crate::error::{CodeError, Result};
@@ -14,7 +14,11 @@ use crate::events::AgentEvent;
 use crate::host_env::HostEnv;
 use crate::llm::{LlmClient, Message, TokenUsage};
 use crate::permissions::{ConfirmationHandler, PermissionPolicy};
-use crate::retention::{evict_oldest, BoundedLog, SessionRetentionLimits};
+use crate::retention::SessionRetentionLimits;
+use crate::session_state::SessionState;
+pub use crate::session_state::TraceEvent;
+use crate::snapshot::SessionSnapshot;
+use crate::store::SessionStore;
 use crate::tool_call::run_direct;
 pub use crate::tool_call::DirectToolResult;
 use crate::tools::{ToolRegistry, Workspace};
@@ -51,6 +55,8 @@ pub enum RunStatus {
     Completed,
     Failed,
     Cancelled,
+    /// Stopped at a safe point on the host's request; its checkpoint stands.
+    Passivated,
 }
 
 /// The record of one run of a session.
@@ -96,76 +102,9 @@ pub(crate) struct SessionSetup {
     pub confirmation_timeout_ms: u64,
     pub retention: SessionRetentionLimits,
     pub artifact_limits: ArtifactLimits,
-}
-
-/// One model or tool call, for audits; kept within `max_trace_events`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TraceEvent {
-    pub run_id: String,
-    /// `llm` or `tool`.
-    pub kind: String,
-    pub name: String,
-    pub started_ms: u64,
-    pub ended_ms: u64,
-    pub ok: bool,
-}
-
-/// A run and its retained events.
-#[derive(Debug, Clone)]
-pub(crate) struct RunEntry {
-    pub record: RunRecord,
-    pub events: BoundedLog<EventRecord>,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct SessionState {
-    pub history: Vec<Message>,
-    pub usage: TokenUsage,
-    pub runs: Vec<RunEntry>,
-    pub trace: BoundedLog<TraceEvent>,
-    pub retention: SessionRetentionLimits,
-}
-
-impl SessionState {
-    /// Starts a run record, evicting the oldest finished runs past the limit.
-    pub fn start_run(&mut self, record: RunRecord) {
-        self.runs.push(RunEntry {
-            record,
-            events: BoundedLog::new(),
-        });
-        let max = self.retention.runs();
-        evict_oldest(&mut self.runs, max, |run| {
-            run.record.status != RunStatus::Running
-        });
-    }
-
-    pub fn finish_run(&mut self, run_id: &str, status: RunStatus, ended_ms: u64) {
-        if let Some(run) = self.runs.iter_mut().rev().find(|r| r.record.id == run_id) {
-            run.record.status = status;
-            run.record.ended_ms = Some(ended_ms);
-        }
-    }
-
-    pub fn record_event(&mut self, record: &EventRecord) {
-        let (max_len, max_bytes) = (
-            self.retention.events_per_run(),
-            self.retention.event_bytes_per_run(),
-        );
-        if let Some(run) = self
-            .runs
-            .iter_mut()
-            .rev()
-            .find(|r| r.record.id == record.run_id)
-        {
-            let size = serde_json::to_string(&record.event).map_or(0, |s| s.len());
-            run.events.push(record.clone(), size, max_len, max_bytes);
-        }
-    }
-
-    pub fn record_trace(&mut self, trace: TraceEvent) {
-        let max = self.retention.trace_events();
-        self.trace.push(trace, 1, max, usize::MAX);
-    }
+    pub store: Option<Arc<dyn SessionStore>>,
+    /// What a store held for this session id, to continue from.
+    pub restored: Option<SessionSnapshot>,
 }
 
 pub(crate) struct SessionInner {
@@ -183,6 +122,8 @@ pub(crate) struct SessionInner {
     pub confirmation: Option<Arc<dyn ConfirmationHandler>>,
     pub confirmation_timeout_ms: u64,
     pub artifacts: ArtifactStore,
+    pub store: Option<Arc<dyn SessionStore>>,
+    pub created_ms: u64,
     pub state: Mutex<SessionState>,
     busy: AtomicBool,
     closed: CancellationToken,
@@ -206,7 +147,7 @@ impl SessionInner {
 /// A handle to a session; clones share it.
 #[derive(Clone)]
 pub struct Session {
-    inner: Arc<SessionInner>,
+    pub(crate) inner: Arc<SessionInner>,
 }
 
 impl std::fmt::Debug for Session {
@@ -219,6 +160,19 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     pub(crate) fn new(setup: SessionSetup) -> Self {
+        let mut state = SessionState {
+            retention: setup.retention,
+            ..SessionState::default()
+        };
+        let mut created_ms = setup.host_env.now_ms();
+        if let Some(snapshot) = setup.restored {
+            created_ms = snapshot.created_ms;
+            state.history = snapshot.history;
+            state.usage = snapshot.usage;
+            for record in snapshot.runs {
+                state.start_run(record);
+            }
+        }
         Self {
             inner: Arc::new(SessionInner {
                 id: setup.id.clone(),
@@ -235,10 +189,9 @@ impl Session {
                 confirmation: setup.confirmation,
                 confirmation_timeout_ms: setup.confirmation_timeout_ms,
                 artifacts: ArtifactStore::new(setup.id.clone(), setup.artifact_limits),
-                state: Mutex::new(SessionState {
-                    retention: setup.retention,
-                    ..SessionState::default()
-                }),
+                store: setup.store,
+                created_ms,
+                state: Mutex::new(state),
                 busy: AtomicBool::new(false),
                 closed: CancellationToken::new(),
             }),
@@ -345,7 +298,8 @@ impl Session {
     pub async fn send(&self, prompt: &str, options: Option<SendOptions>) -> Result<RunResult> {
         let cancel = options.and_then(|o| o.cancel).unwrap_or_default();
         let _busy = self.acquire()?;
-        self.run(prompt, None, cancel).await
+        self.run(LoopStart::Prompt(prompt.to_string()), None, cancel)
+            .await
     }
 
     /// Runs `prompt`, yielding its events as they happen.
@@ -362,7 +316,9 @@ impl Session {
         let cancel = options.cancel.unwrap_or_default();
         let handle = tokio::spawn(async move {
             let _busy = busy;
-            session.run(&prompt, Some(tx), cancel).await
+            session
+                .run(LoopStart::Prompt(prompt), Some(tx), cancel)
+                .await
         });
         Ok(RunStream { rx, handle })
     }
@@ -398,7 +354,7 @@ impl Session {
         self.inner.closed.is_cancelled()
     }
 
-    fn acquire(&self) -> Result<BusyGuard> {
+    pub(crate) fn acquire(&self) -> Result<BusyGuard> {
         if self.is_closed() {
             return Err(CodeError::SessionClosed(self.inner.id.clone()));
         }
@@ -410,9 +366,9 @@ impl Session {
         })
     }
 
-    async fn run(
+    pub(crate) async fn run(
         &self,
-        prompt: &str,
+        start: LoopStart,
         sink: Option<mpsc::Sender<EventRecord>>,
         cancel: CancellationToken,
     ) -> Result<RunResult> {
@@ -431,7 +387,7 @@ impl Session {
         };
         let result = run_loop(LoopInput {
             session: self.inner.clone(),
-            prompt: prompt.to_string(),
+            start,
             sink,
             cancel: cancel.clone(),
         })
@@ -442,7 +398,7 @@ impl Session {
 }
 
 /// Marks the session busy for as long as it lives.
-struct BusyGuard {
+pub(crate) struct BusyGuard {
     inner: Arc<SessionInner>,
 }
 

@@ -130,13 +130,7 @@ pub(crate) async fn run_direct(
         name: name.to_string(),
         arguments,
     };
-    let mut emitter = Emitter {
-        session: session.clone(),
-        run_id: run_id.clone(),
-        seq: 0,
-        sink: None,
-        cancel: cancel.clone(),
-    };
+    let mut emitter = Emitter::new(session.clone(), run_id.clone(), None, cancel.clone());
     emitter
         .emit(AgentEvent::ToolStart {
             tool_call_id: call.id.clone(),

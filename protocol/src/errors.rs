@@ -46,6 +46,9 @@ pub enum DataCode {
     IoError,
     CallbackTimeout,
     ArtifactNotFound,
+    Passivated,
+    NoSessionStore,
+    CheckpointNotFound,
 }
 
 impl DataCode {
@@ -83,6 +86,9 @@ impl DataCode {
         DataCode::IoError,
         DataCode::CallbackTimeout,
         DataCode::ArtifactNotFound,
+        DataCode::Passivated,
+        DataCode::NoSessionStore,
+        DataCode::CheckpointNotFound,
     ];
 }
 

@@ -3,6 +3,7 @@
 
 mod agent;
 mod budget;
+mod cluster;
 mod session;
 mod stream;
 mod tools;
@@ -38,6 +39,10 @@ pub const DISPATCHED: &[&str] = &[
     "session/tool",
     "session/artifact",
     "session/runs",
+    "session/resumeRun",
+    "session/passivate",
+    "session/injectEvent",
+    "session/save",
     "session/close",
 ];
 
@@ -55,6 +60,10 @@ pub async fn dispatch(ctx: Ctx, method: &str, params: Option<Value>) -> HandlerR
         "session/tool" => tools::call(ctx, parse(params)?).await,
         "session/artifact" => tools::artifact(ctx, parse(params)?).await,
         "session/runs" => tools::runs(ctx, parse(params)?).await,
+        "session/resumeRun" => cluster::resume_run(ctx, parse(params)?).await,
+        "session/passivate" => cluster::passivate(ctx, parse(params)?).await,
+        "session/injectEvent" => cluster::inject_event(ctx, parse(params)?).await,
+        "session/save" => cluster::save(ctx, parse(params)?).await,
         other => Err(ErrorObject::method_not_found(other)),
     }
 }

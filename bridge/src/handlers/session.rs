@@ -48,6 +48,10 @@ fn core_options(wire: SessionOptionsParams) -> SessionOptions {
     options.host_env = wire.host_env.map(host_env);
     options.permission_policy = wire.permission_policy.map(Into::into);
     options.confirmation_timeout_ms = wire.confirmation_timeout_ms;
+    if let Some(dir) = wire.file_session_store_dir {
+        options = options.with_file_session_store(dir);
+    }
+    options.retention_limits = wire.retention_limits.map(Into::into);
     options
 }
 

@@ -1,6 +1,8 @@
 //! An in-process host for bridge tests: the real server over an in-memory pipe.
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 

@@ -44,6 +44,93 @@ pub struct SessionOptionsParams {
     /// Deadline of each `host/permission/request` (default 60000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmation_timeout_ms: Option<u64>,
+    /// Persist the session, its runs and loop checkpoints as files here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_session_store_dir: Option<String>,
+    /// Caps on what a long-running session keeps in memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_limits: Option<RetentionLimitsParams>,
+}
+
+/// Seed 000 retention limits; omitted fields keep their defaults (64 runs,
+/// 2048 events and 8 MiB per run, 8192 trace events, 512 sub-agent tasks).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RetentionLimitsParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_runs_retained: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events_per_run: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_event_bytes_per_run: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_trace_events: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_terminal_subagent_tasks: Option<usize>,
+    /// Lifts every cap; only for sessions known to be short.
+    #[serde(default)]
+    pub unbounded: bool,
+}
+
+impl From<RetentionLimitsParams> for a3s_code_core::retention::SessionRetentionLimits {
+    fn from(p: RetentionLimitsParams) -> Self {
+        let d = Self::default();
+        Self {
+            max_runs_retained: p.max_runs_retained.unwrap_or(d.max_runs_retained),
+            max_events_per_run: p.max_events_per_run.unwrap_or(d.max_events_per_run),
+            max_event_bytes_per_run: p
+                .max_event_bytes_per_run
+                .unwrap_or(d.max_event_bytes_per_run),
+            max_trace_events: p.max_trace_events.unwrap_or(d.max_trace_events),
+            max_terminal_subagent_tasks: p
+                .max_terminal_subagent_tasks
+                .unwrap_or(d.max_terminal_subagent_tasks),
+            unbounded: p.unbounded,
+        }
+    }
+}
+
+/// `session/resumeRun`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionResumeRunParams {
+    pub session_id: String,
+    /// The run whose loop checkpoint to continue.
+    pub run_id: String,
+}
+
+/// `session/passivate`: stop the running prompt at its next safe point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionPassivateParams {
+    pub session_id: String,
+    pub reason: String,
+    /// Unix epoch milliseconds; past it the run is cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionPassivateResult {
+    /// The run to resume elsewhere; `null` when nothing was running.
+    pub run_id: Option<String>,
+}
+
+/// `session/injectEvent`: a host-produced cluster event for the stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionInjectEventParams {
+    pub session_id: String,
+    /// `{"type": "passivation_requested" | "peer_invocation", ...fields}`.
+    pub event: a3s_code_core::AgentEvent,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInjectEventResult {
+    /// Whether a running prompt's stream received it.
+    pub delivered: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
