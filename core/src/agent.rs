@@ -135,6 +135,13 @@ impl SessionBuilder {
             id,
             identity,
             store: options.session_store.clone(),
+            compaction: match (options.auto_compact, options.max_context_tokens) {
+                (true, Some(max_context_tokens)) => Some(crate::compaction::CompactionPolicy {
+                    max_context_tokens,
+                    threshold: options.auto_compact_threshold.unwrap_or(0.8),
+                }),
+                _ => None,
+            },
             restored,
             workspace: Arc::new(workspace),
             llm,

@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::budget::{BudgetDecision, BudgetGuard};
+use crate::compaction;
 use crate::emitter::Emitter;
 use crate::error::{CodeError, Result};
 use crate::events::{AgentEvent, BudgetThresholdKind};
@@ -201,7 +202,7 @@ async fn drive(
         progress.turn += 1;
         let turn = progress.turn;
         emitter.emit(AgentEvent::TurnStart { turn }).await;
-        let request = LlmRequest {
+        let mut request = LlmRequest {
             model: session.model_id.clone(),
             system: session.system_prompt.clone(),
             messages: progress.history.clone(),
@@ -209,6 +210,10 @@ async fn drive(
             max_tokens: None,
             temperature: None,
         };
+        if let Some(history) = compact(session, &request, emitter, cancel).await? {
+            progress.history = history.clone();
+            request.messages = history;
+        }
         let guard = current_guard(session);
         if let Some(guard) = &guard {
             let check = guard.check_before_llm(&session.id, estimate_tokens(&request));
@@ -363,6 +368,42 @@ async fn checkpoint(
         created_ms: session.host_env.now_ms(),
     };
     persist::write_checkpoint(session, &checkpoint).await;
+}
+
+/// Compacts the history before a model call when the policy says so; the
+/// session's stored history is replaced too. A failed summary is logged and
+/// the request goes out as it is.
+async fn compact(
+    session: &SessionInner,
+    request: &LlmRequest,
+    emitter: &mut Emitter,
+    cancel: &CancellationToken,
+) -> Result<Option<Vec<Message>>> {
+    let Some(policy) = session.compaction else {
+        return Ok(None);
+    };
+    let outcome = tokio::select! {
+        outcome = compaction::compact_if_needed(session.llm.as_ref(), request, policy) => outcome,
+        _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+    };
+    match outcome {
+        Ok(Some(done)) => {
+            session.state.lock().expect("session state").history = done.history.clone();
+            emitter
+                .emit(AgentEvent::ContextCompacted {
+                    summarized_messages: done.summarized_messages,
+                    tokens_before: done.tokens_before,
+                    tokens_after: done.tokens_after,
+                })
+                .await;
+            Ok(Some(done.history))
+        }
+        Ok(None) => Ok(None),
+        Err(error) => {
+            tracing::warn!("context compaction failed; sending the request as is: {error}");
+            Ok(None)
+        }
+    }
 }
 
 pub(crate) fn current_guard(session: &SessionInner) -> Option<Arc<dyn BudgetGuard>> {

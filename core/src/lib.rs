@@ -36,6 +36,7 @@ pub mod agent;
 mod agent_loop;
 pub mod artifacts;
 pub mod budget;
+pub mod compaction;
 pub mod config;
 mod emitter;
 mod error;

@@ -41,6 +41,12 @@ pub struct SessionOptions {
     pub artifact_limits: Option<ArtifactLimits>,
     /// Where the session, its runs and its loop checkpoints are persisted.
     pub session_store: Option<Arc<dyn SessionStore>>,
+    /// The model's context window in tokens; enables `auto_compact`.
+    pub max_context_tokens: Option<usize>,
+    /// Summarise older turns when a request would pass the threshold.
+    pub auto_compact: bool,
+    /// Fraction of `max_context_tokens` that triggers compaction (default 0.8).
+    pub auto_compact_threshold: Option<f64>,
 }
 
 impl SessionOptions {
@@ -118,6 +124,19 @@ impl SessionOptions {
 
     pub fn with_session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         self.session_store = Some(store);
+        self
+    }
+
+    pub fn with_max_context_tokens(mut self, tokens: usize) -> Self {
+        self.max_context_tokens = Some(tokens);
+        self
+    }
+
+    /// Turns automatic compaction on; `threshold` is a fraction of
+    /// `max_context_tokens` (the seed's sample uses 0.8).
+    pub fn with_auto_compact(mut self, threshold: f64) -> Self {
+        self.auto_compact = true;
+        self.auto_compact_threshold = Some(threshold);
         self
     }
 

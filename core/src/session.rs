@@ -103,6 +103,7 @@ pub(crate) struct SessionSetup {
     pub retention: SessionRetentionLimits,
     pub artifact_limits: ArtifactLimits,
     pub store: Option<Arc<dyn SessionStore>>,
+    pub compaction: Option<crate::compaction::CompactionPolicy>,
     /// What a store held for this session id, to continue from.
     pub restored: Option<SessionSnapshot>,
 }
@@ -123,6 +124,7 @@ pub(crate) struct SessionInner {
     pub confirmation_timeout_ms: u64,
     pub artifacts: ArtifactStore,
     pub store: Option<Arc<dyn SessionStore>>,
+    pub compaction: Option<crate::compaction::CompactionPolicy>,
     pub created_ms: u64,
     pub state: Mutex<SessionState>,
     busy: AtomicBool,
@@ -133,7 +135,7 @@ impl SessionInner {
     /// Definitions of the tools offered to the model.
     pub(crate) fn offered_tools(&self) -> Vec<crate::llm::ToolDefinition> {
         self.tools
-            .definitions()
+            .definitions_for(&self.workspace)
             .into_iter()
             .filter(|d| {
                 self.permission_policy
@@ -190,6 +192,7 @@ impl Session {
                 confirmation_timeout_ms: setup.confirmation_timeout_ms,
                 artifacts: ArtifactStore::new(setup.id.clone(), setup.artifact_limits),
                 store: setup.store,
+                compaction: setup.compaction,
                 created_ms,
                 state: Mutex::new(state),
                 busy: AtomicBool::new(false),

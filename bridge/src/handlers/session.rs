@@ -52,6 +52,9 @@ fn core_options(wire: SessionOptionsParams) -> SessionOptions {
         options = options.with_file_session_store(dir);
     }
     options.retention_limits = wire.retention_limits.map(Into::into);
+    options.max_context_tokens = wire.max_context_tokens;
+    options.auto_compact = wire.auto_compact;
+    options.auto_compact_threshold = wire.auto_compact_threshold;
     options
 }
 

@@ -180,6 +180,10 @@ pub(crate) async fn run_in_group(
 
 #[async_trait::async_trait]
 impl Tool for BashTool {
+    fn available(&self, _workspace: &super::Workspace) -> bool {
+        super::program_on_path("bash")
+    }
+
     fn name(&self) -> &str {
         "bash"
     }

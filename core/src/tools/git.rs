@@ -175,6 +175,10 @@ fn hardening(sub: &str) -> &'static [&'static str] {
 
 #[async_trait::async_trait]
 impl Tool for GitTool {
+    fn available(&self, _workspace: &super::Workspace) -> bool {
+        super::program_on_path("git")
+    }
+
     fn name(&self) -> &str {
         "git"
     }

@@ -85,7 +85,23 @@ pub trait Tool: Send + Sync + Debug {
     fn description(&self) -> &str;
     /// JSON Schema of the arguments object.
     fn parameters(&self) -> Value;
+    /// Whether this workspace can support the tool (e.g. the program it
+    /// runs exists). Unsupported tools are not offered to the model.
+    fn available(&self, _workspace: &Workspace) -> bool {
+        true
+    }
     async fn execute(&self, arguments: Value, ctx: &ToolContext) -> Result<ToolOutput, ToolError>;
+}
+
+/// Whether `program` is an executable file on `PATH`.
+pub fn program_on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(dir.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
 }
 
 /// Decodes a tool's arguments into its typed form, with an error that names the tool.
@@ -131,6 +147,19 @@ impl ToolRegistry {
         self.tools.keys().map(String::as_str)
     }
 
+    /// Definitions of the tools this workspace supports.
+    pub fn definitions_for(&self, workspace: &Workspace) -> Vec<ToolDefinition> {
+        self.tools
+            .values()
+            .filter(|tool| tool.available(workspace))
+            .map(|tool| ToolDefinition {
+                name: tool.name().to_string(),
+                description: tool.description().to_string(),
+                parameters: tool.parameters(),
+            })
+            .collect()
+    }
+
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.tools
             .values()
@@ -156,5 +185,49 @@ impl ToolRegistry {
             result = tool.execute(arguments, ctx) => result,
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
         }
+    }
+}
+
+#[cfg(test)]
+mod availability_tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct NeedsMissingProgram;
+
+    #[async_trait::async_trait]
+    impl Tool for NeedsMissingProgram {
+        fn name(&self) -> &str {
+            "needs_missing"
+        }
+        fn description(&self) -> &str {
+            "runs a program this machine lacks"
+        }
+        fn parameters(&self) -> Value {
+            serde_json::json!({"type": "object"})
+        }
+        fn available(&self, _workspace: &Workspace) -> bool {
+            program_on_path("a3s-definitely-not-installed")
+        }
+        async fn execute(&self, _: Value, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+            unreachable!("never offered")
+        }
+    }
+
+    #[test]
+    fn tools_the_workspace_cannot_support_are_not_offered() {
+        assert!(program_on_path("sh"));
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = Workspace::new(dir.path()).unwrap();
+        let mut registry = ToolRegistry::builtin();
+        registry.register(Arc::new(NeedsMissingProgram));
+        let offered: Vec<String> = registry
+            .definitions_for(&workspace)
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        assert!(!offered.contains(&"needs_missing".to_string()));
+        assert!(offered.contains(&"read".to_string()) && offered.contains(&"bash".to_string()));
+        assert_eq!(registry.definitions().len(), offered.len() + 1);
     }
 }

@@ -50,6 +50,15 @@ pub struct SessionOptionsParams {
     /// Caps on what a long-running session keeps in memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retention_limits: Option<RetentionLimitsParams>,
+    /// The model's context window in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_context_tokens: Option<usize>,
+    /// Summarise older turns when a request would pass the threshold.
+    #[serde(default)]
+    pub auto_compact: bool,
+    /// Fraction of `maxContextTokens` that triggers compaction (default 0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_compact_threshold: Option<f64>,
 }
 
 /// Seed 000 retention limits; omitted fields keep their defaults (64 runs,
