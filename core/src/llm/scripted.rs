@@ -6,7 +6,9 @@
 //! holds no state, any number of sessions can share it, and a run resumed in
 //! another process continues the script where it stopped.
 
-use futures::stream;
+use std::sync::Arc;
+
+use futures::{stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -81,15 +83,11 @@ impl LlmClient for ScriptedClient {
             .get(played)
             .ok_or(LlmError::ScriptExhausted { played })?;
 
-        let mut chunks = Vec::new();
-        // Split on word boundaries so consumers see real incremental deltas.
-        for piece in turn.text.split_inclusive(' ') {
-            chunks.push(Ok(LlmChunk::TextDelta(piece.to_string())));
-        }
+        let mut tail = Vec::new();
         let mut completion_bytes = turn.text.len();
         for (index, call) in turn.tool_calls.iter().enumerate() {
             completion_bytes += call.name.len() + call.arguments.to_string().len();
-            chunks.push(Ok(LlmChunk::ToolCall(ToolCall {
+            tail.push(Ok(LlmChunk::ToolCall(ToolCall {
                 id: call
                     .id
                     .clone()
@@ -98,11 +96,26 @@ impl LlmClient for ScriptedClient {
                 arguments: call.arguments.clone(),
             })));
         }
-        chunks.push(Ok(LlmChunk::Usage(TokenUsage::new(
+        tail.push(Ok(LlmChunk::Usage(TokenUsage::new(
             estimate_tokens(&request),
             completion_bytes.div_ceil(4),
         ))));
-        Ok(Box::pin(stream::iter(chunks)))
+        // Text is split on word boundaries, lazily, so consumers see real
+        // incremental deltas and a long turn costs no memory up front.
+        let text: Arc<str> = Arc::from(turn.text.as_str());
+        let deltas = stream::unfold(0usize, move |start| {
+            let text = text.clone();
+            async move {
+                if start >= text.len() {
+                    return None;
+                }
+                let end = text[start..]
+                    .find(' ')
+                    .map_or(text.len(), |i| start + i + 1);
+                Some((Ok(LlmChunk::TextDelta(text[start..end].to_string())), end))
+            }
+        });
+        Ok(Box::pin(deltas.chain(stream::iter(tail))))
     }
 }
 
