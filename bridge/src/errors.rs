@@ -21,12 +21,15 @@ pub fn from_core(error: &CodeError) -> ErrorObject {
         CodeError::SessionBusy(_) => ErrorObject::runtime(DataCode::SessionBusy, message),
         CodeError::SessionClosed(_) => ErrorObject::runtime(DataCode::SessionClosed, message),
         CodeError::Cancelled => ErrorObject::cancelled(),
-        CodeError::Passivated { run_id, reason } => ErrorObject::runtime(DataCode::Passivated, message)
-            .with_detail("runId", json!(run_id))
-            .with_detail("reason", json!(reason)),
+        CodeError::Passivated { run_id, reason } => {
+            ErrorObject::runtime(DataCode::Passivated, message)
+                .with_detail("runId", json!(run_id))
+                .with_detail("reason", json!(reason))
+        }
         CodeError::NoSessionStore => ErrorObject::runtime(DataCode::NoSessionStore, message),
         CodeError::CheckpointNotFound(run_id) => {
-            ErrorObject::runtime(DataCode::CheckpointNotFound, message).with_detail("runId", json!(run_id))
+            ErrorObject::runtime(DataCode::CheckpointNotFound, message)
+                .with_detail("runId", json!(run_id))
         }
         CodeError::Store(_) => ErrorObject::runtime(DataCode::StoreError, message),
         CodeError::InvalidArgument(_) => ErrorObject::invalid_params(message),
