@@ -23,6 +23,9 @@ bridge="$root/target/debug/a3s-code-bridge"
 step "go vet and go test -race (against the real bridge)"
 (cd sdk-go && go vet ./... && A3S_CODE_BRIDGE="$bridge" go test -race -count=1 ./...)
 
+step "go fuzz: the SDK's message reader (short, bounded)"
+(cd sdk-go && go test -run '^$' -fuzz FuzzMessageReader -fuzztime "${FUZZ_SECONDS:-20}s" .)
+
 if [ -x .ci/fuzz.sh ]; then
   step "fuzzing (short, bounded)"
   FUZZ_SECONDS="${FUZZ_SECONDS:-20}" .ci/fuzz.sh

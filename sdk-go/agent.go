@@ -81,5 +81,10 @@ func (a *Agent) Session(ctx context.Context, workspaceDir string, opts *SessionO
 	if err := a.rt.call(ctx, "session/create", params, &res); err != nil {
 		return nil, err
 	}
+	// Registered once the id is known; no run, and so no question, can
+	// come before the caller has the session.
+	if opts != nil && opts.ConfirmPermission != nil {
+		a.rt.setConfirm(res.SessionID, opts.ConfirmPermission)
+	}
 	return &Session{rt: a.rt, id: res.SessionID}, nil
 }

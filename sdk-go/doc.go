@@ -47,7 +47,8 @@
 //	  ├─ reader goroutine (bufio.Reader, maxLineBytes) ◄── stdout
 //	  │      response ─────────► completes its pending call
 //	  │      session/event ────► its stream's bounded buffer ─► forwarder ─► Events()
-//	  │      host/budget/* ────► handler goroutine (≤64), deadline = timeoutMs
+//	  │      host/budget/*,
+//	  │      host/permission/request ─► handler goroutine (≤64), deadline = timeoutMs
 //	  │      $/cancelRequest ──► cancels that handler's context
 //	  │
 //	  ├─ stderr drain ──► last 64 KiB kept (+ WithStderr copy) ◄── stderr
@@ -68,10 +69,79 @@
 //     limits.streamWindow unacknowledged events and the SDK acknowledges
 //     them as the consumer reads Events, so a slow consumer slows its own
 //     run, not the others, and memory stays bounded.
-//   - Budget guard handlers run in their own goroutines with the bridge's
-//     deadline; a panic is recovered and answered as an error, which the
-//     bridge treats as deny (fail-closed).
+//   - Budget guard and permission handlers run in their own goroutines
+//     with the bridge's deadline; a panic is recovered and answered as an
+//     error, which the bridge treats as deny (fail-closed). A handler that
+//     returns after the deadline or after the bridge withdrew the question
+//     gets no answer sent: the bridge has applied its own fail-closed rule.
 //   - The child runs in its own process group with a parent-death signal
 //     (Linux), so it never outlives the program; Close stops it in steps
 //     (shutdown, stdin EOF, SIGTERM, SIGKILL).
+//
+// # Permissions (seed 004)
+//
+// SessionOptions.PermissionPolicy decides each tool call before it runs:
+// deny rules, then allow, then ask, then DefaultDecision. Tools no call
+// could pass are not even offered to the model (Session.Info lists the
+// rest); a refused call is a tool error the model sees, with a
+// permission_denied event. "Ask" goes to SessionOptions.ConfirmPermission,
+// a PermissionHandler that works like the budget guard handlers: own
+// goroutine, the bridge's deadline (ConfirmationTimeout) on its context,
+// cancelled when the bridge withdraws the question, fail-closed on error,
+// panic or timeout. The events confirmation_required,
+// confirmation_received and confirmation_timeout trace the exchange.
+//
+//	session, err := agent.Session(ctx, ".", &code.SessionOptions{
+//		PermissionPolicy: &code.PermissionPolicy{
+//			Allow:           []string{"read*", "ls*", "glob*", "grep*"},
+//			Ask:             []string{"write*", "edit*"},
+//			DefaultDecision: code.PermissionDeny,
+//		},
+//		ConfirmPermission: func(ctx context.Context, r code.PermissionRequest) (code.PermissionDecision, error) {
+//			return askTheUser(ctx, r.ToolName, r.Arguments) // zero value = reject
+//		},
+//		ConfirmationTimeout: 30 * time.Second,
+//	})
+//
+// # Direct tools and artifacts
+//
+// Session.Tool runs one of the session's tools without the model (no
+// permission prompt: the host is the authority), inside the workspace and
+// with the same limits and events; ReadFile, ListDir, Glob and Grep are
+// typed shortcuts. A tool's own failure (a path outside the workspace, a
+// missing file) comes back as a *ToolError next to the result. Output over
+// 32 KiB, from the model's calls or the host's, is kept as an artifact:
+// the output holds a preview and an artifact:// URI (ArtifactURIs finds
+// it); Session.ReadArtifact reads it by byte range and ReadArtifactAll
+// reads all of it, checked against its sha256.
+//
+// # Persistence and the cluster seams (seed 000)
+//
+//   - SessionOptions.FileSessionStoreDir persists the session (identity
+//     tags, history, usage, runs) and a loop checkpoint after every tool
+//     round and tool result. A session created again with the same
+//     SessionID and store, in any process, continues where it was; tags
+//     given again take precedence. Session.Save writes the snapshot now.
+//   - Session.ResumeRun continues a run from its checkpoint as a new run,
+//     e.g. after the process that ran it died; errors match
+//     ErrNoSessionStore and ErrCheckpointNotFound (the seed's messages).
+//   - Session.Passivate stops the running prompt at its next safe point and
+//     returns its run id; the run fails with ErrPassivated and (*Error).RunID
+//     names it, for ResumeRun on another node.
+//   - Session.InjectEvent delivers a host-made passivation_requested or
+//     peer_invocation (PassivationRequestedEvent, PeerInvocationEvent) to
+//     the running prompt's stream.
+//   - Session.Runs lists the retained runs; SessionOptions.RetentionLimits
+//     bounds them and the other in-memory stores (defaults: 64 runs, 2,048
+//     events and 8 MiB of events per run, 8,192 trace events, 512 finished
+//     sub-agent tasks).
+//   - SessionOptions.HostEnv with both fields set makes two processes
+//     produce the same events and byte-identical session files.
+//
+// # Events
+//
+// A Stream delivers every event the bridge sends, in order, whatever its
+// type: types this package has no constant for are passed on unchanged.
+// Event.Decode reads a payload into its struct (PermissionDenied,
+// ConfirmationRequired, PassivationRequested, PeerInvocation, ToolEnd, …).
 package code

@@ -93,7 +93,39 @@ var (
 	ErrLLM                        = sentinel(CodeRuntimeError, "LLM_ERROR", "LLM error")
 	ErrStore                      = sentinel(CodeRuntimeError, "STORE_ERROR", "session store error")
 	ErrShuttingDown               = sentinel(CodeRuntimeError, "SHUTTING_DOWN", "shutting down")
+	ErrMaxToolRounds              = sentinel(CodeRuntimeError, "MAX_TOOL_ROUNDS", "max tool rounds reached")
+	ErrIO                         = sentinel(CodeRuntimeError, "IO_ERROR", "I/O error")
+	ErrCallbackTimeout            = sentinel(CodeRuntimeError, "CALLBACK_TIMEOUT", "host callback timed out")
+	ErrArtifactNotFound           = sentinel(CodeRuntimeError, "ARTIFACT_NOT_FOUND", "artifact not found")
+	// ErrPassivated: the run stopped at a safe point because the session
+	// was passivated; its checkpoint stands. (*Error).RunID names the run
+	// to resume elsewhere with Session.ResumeRun.
+	ErrPassivated = sentinel(CodeRuntimeError, "PASSIVATED", "run passivated")
+	// ErrNoSessionStore: "resume_run requires a session_store on this
+	// session". Fall back to a fresh session.
+	ErrNoSessionStore = sentinel(CodeRuntimeError, "NO_SESSION_STORE", "no session store")
+	// ErrCheckpointNotFound: "no loop checkpoint found for run 'X'". The
+	// run never reached its first checkpoint, or ended and its checkpoint
+	// was deleted; treat it as settled or lost.
+	ErrCheckpointNotFound = sentinel(CodeRuntimeError, "CHECKPOINT_NOT_FOUND", "checkpoint not found")
 )
+
+// RunID returns error.data.runId: the run a PASSIVATED or
+// CHECKPOINT_NOT_FOUND error is about, or "" when the error names none.
+//
+//	var e *code.Error
+//	if errors.As(err, &e) && errors.Is(err, code.ErrPassivated) {
+//		resumeElsewhere(e.RunID())
+//	}
+func (e *Error) RunID() string {
+	var d struct {
+		RunID string `json:"runId"`
+	}
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &d) != nil {
+		return ""
+	}
+	return d.RunID
+}
 
 // defaultDataCode names the codes whose meaning does not depend on data, so
 // an error object without data.code still matches its sentinel.

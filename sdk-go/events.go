@@ -3,7 +3,9 @@ package code
 import "encoding/json"
 
 // Event types the bridge emits (the runtime's stable snake_case tags).
-// New types may appear; a Stream delivers unknown types as they are.
+// New types may appear: a Stream delivers every event, unknown types
+// included, as it came; nothing is ever dropped for its type. Decode
+// reads a payload into the matching struct of eventpayloads.go.
 const (
 	EventAgentStart         = "agent_start"
 	EventTurnStart          = "turn_start"
@@ -14,6 +16,21 @@ const (
 	EventAgentEnd           = "agent_end"
 	EventError              = "error"
 	EventBudgetThresholdHit = "budget_threshold_hit"
+
+	// Permissions (seed 004): the policy or the host refused a call; a call
+	// waits for ConfirmPermission; its answer; nobody answered in time.
+	EventPermissionDenied     = "permission_denied"
+	EventConfirmationRequired = "confirmation_required"
+	EventConfirmationReceived = "confirmation_received"
+	EventConfirmationTimeout  = "confirmation_timeout"
+	// EventContextCompacted: older turns were summarised to fit the context.
+	EventContextCompacted = "context_compacted"
+
+	// Cluster events (seed 000). The runtime emits passivation_requested
+	// when Session.Passivate is called; both may also be injected by the
+	// host with Session.InjectEvent.
+	EventPassivationRequested = "passivation_requested"
+	EventPeerInvocation       = "peer_invocation"
 )
 
 // Event is one event of a run, as the bridge sent it.

@@ -68,7 +68,11 @@ func runFakeBridge(args []string) {
 		line, err := lr.next()
 		if err == io.EOF {
 			if f.stubborn {
-				select {} // only SIGKILL ends us
+				// Only SIGKILL ends us. (Not `select {}`: without -race
+				// the runtime would call that a deadlock and exit.)
+				for {
+					time.Sleep(time.Hour)
+				}
 			}
 			os.Exit(0)
 		}
@@ -249,10 +253,30 @@ func (f *fakeBridge) reverse(id json.RawMessage, p map[string]json.RawMessage) {
 	f.replies[incomingKey(revID)] = ch
 	f.mu.Unlock()
 
-	f.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(revID), "method": method, "params": p["params"]})
-	if cancelAfter > 0 {
-		time.Sleep(time.Duration(cancelAfter) * time.Millisecond)
-		f.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": json.RawMessage(revID)}})
+	var rp struct {
+		TimeoutMS int `json:"timeoutMs"`
 	}
-	f.reply(id, json.RawMessage(<-ch))
+	json.Unmarshal(p["params"], &rp)
+	f.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(revID), "method": method, "params": p["params"]})
+	// Like the bridge, give up at the deadline or after withdrawing; then
+	// wait a grace period to see whether the host answers anyway, and
+	// report no answer as null.
+	wait := time.Duration(rp.TimeoutMS) * time.Millisecond
+	if cancelAfter > 0 {
+		wait = time.Duration(cancelAfter) * time.Millisecond
+	}
+	var answer json.RawMessage
+	select {
+	case answer = <-ch:
+	case <-time.After(wait):
+		if cancelAfter > 0 {
+			f.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": json.RawMessage(revID)}})
+		}
+		select {
+		case answer = <-ch:
+		case <-time.After(500 * time.Millisecond):
+			answer = json.RawMessage("null")
+		}
+	}
+	f.reply(id, answer)
 }

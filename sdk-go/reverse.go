@@ -58,8 +58,16 @@ func (c *conn) serve(msg *wireMessage) {
 			cancel()
 		}()
 		result, werr := c.runHandler(ctx, msg.Method, msg.Params)
-		// The answer is sent even when the bridge withdrew the request: it
-		// ignores late answers, and always answering keeps this simple.
+		if err := ctx.Err(); err != nil && (p.TimeoutMS > 0 || !errors.Is(err, context.DeadlineExceeded)) {
+			// The bridge has given up on this request: its deadline passed
+			// (its own timer started before ours) or it withdrew the
+			// question. It then applies its fail-closed rule by itself and
+			// ignores late answers, so none is sent: one racing its timer
+			// could turn a missed deadline into "allow", or a
+			// confirmation_timeout into a plain rejection.
+			c.log.Debug("a3s-code: not answering a reverse request the bridge gave up on", "method", msg.Method, "reason", err)
+			return
+		}
 		c.respond(msg.ID, result, werr)
 	}()
 }

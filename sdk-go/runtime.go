@@ -31,10 +31,12 @@ type Runtime struct {
 	conn *conn
 	init InitializeResult
 
-	// guards holds each session's budget handlers, keyed by session id,
-	// for the host/budget/* reverse requests.
+	// guards and confirms hold each session's budget and permission
+	// handlers, keyed by session id, for the host/budget/* and
+	// host/permission/request reverse requests.
 	guardsMu sync.Mutex
 	guards   map[string]*BudgetGuardHandlers
+	confirms map[string]PermissionHandler
 
 	closing   chan struct{} // closed when Close starts
 	closeOnce sync.Once
@@ -70,6 +72,7 @@ var reverseRequests = []string{
 	methodCheckBeforeLLM,
 	methodRecordAfterLLM,
 	methodCheckBeforeTool,
+	methodPermissionRequest,
 }
 
 // NewRuntime starts a bridge process and performs the initialize handshake.
@@ -90,6 +93,7 @@ func NewRuntime(ctx context.Context, opts ...Option) (*Runtime, error) {
 		proc:      proc,
 		conn:      newConn(proc.stdin, proc.stdout, o.logger),
 		guards:    make(map[string]*BudgetGuardHandlers),
+		confirms:  make(map[string]PermissionHandler),
 		closing:   make(chan struct{}),
 		watchDone: make(chan struct{}),
 	}
@@ -213,6 +217,8 @@ func (rt *Runtime) handleReverse(ctx context.Context, method string, params json
 	switch method {
 	case methodCheckBeforeLLM, methodRecordAfterLLM, methodCheckBeforeTool:
 		return rt.handleBudget(ctx, method, params)
+	case methodPermissionRequest:
+		return rt.handlePermission(ctx, params)
 	}
 	return nil, &Error{Code: CodeMethodNotFound, DataCode: "METHOD_NOT_FOUND", Message: "host does not handle " + method}
 }

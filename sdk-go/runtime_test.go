@@ -286,16 +286,24 @@ func TestFakeReverseHandlerContext(t *testing.T) {
 			return nil, ctx.Err()
 		},
 	})
-	// The bridge withdraws the request: the handler's context is cancelled.
-	reverse(t, rt, methodCheckBeforeLLM, map[string]any{"sessionId": "s", "timeoutMs": 60000}, 50)
+	// The bridge withdraws the request: the handler's context is
+	// cancelled, and the host does not answer what was withdrawn.
+	a := reverse(t, rt, methodCheckBeforeLLM, map[string]any{"sessionId": "s", "timeoutMs": 60000}, 50)
 	if err := <-ctxErr; !errors.Is(err, context.Canceled) {
 		t.Fatalf("withdrawn: ctx.Err() = %v", err)
 	}
-	// timeoutMs is the handler's deadline.
+	if a.JSONRPC != "" {
+		t.Fatalf("withdrawn: the host answered %+v", a)
+	}
+	// timeoutMs is the handler's deadline; past it the bridge has given
+	// up, and an answer could only race its timer, so none is sent.
 	start := time.Now()
-	reverse(t, rt, methodCheckBeforeLLM, map[string]any{"sessionId": "s", "timeoutMs": 100}, 0)
+	a = reverse(t, rt, methodCheckBeforeLLM, map[string]any{"sessionId": "s", "timeoutMs": 100}, 0)
 	if err := <-ctxErr; !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("deadline: ctx.Err() = %v after %v", err, time.Since(start))
+	}
+	if a.JSONRPC != "" {
+		t.Fatalf("deadline: the host answered %+v", a)
 	}
 }
 

@@ -4,4 +4,8 @@
 // finds agent.acl (the offline scripted model):
 //
 //	cd sdk-go/examples/seed000_identity && go run .
+//
+// Its workspace is the seed's /path/to/project, which must exist, and it
+// persists the session and its tags in ./.a3s/sessions, which must be
+// writable.
 package main

@@ -4,4 +4,12 @@
 // finds agent.acl (the offline scripted model):
 //
 //	cd sdk-go/examples/seed000_resume && go run .
+//
+// It resumes run "run-id-from-node-a" of session "session-from-node-a"
+// from the store ./.a3s/sessions, so node A must have left that run's
+// loop checkpoint there (./.a3s/sessions/checkpoints/run-id-from-node-a.json);
+// without it, it fails with "no loop checkpoint found for run
+// 'run-id-from-node-a'". TestSeed000SamplesRunAsTheSeedShows in the
+// package's tests plays node A (a run passivated after its first round)
+// and then runs this sample.
 package main
