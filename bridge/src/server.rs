@@ -100,8 +100,12 @@ where
         }
     };
     if exit == Exit::EndOfInput {
-        // Nobody can answer reverse requests any more: fail them now so
-        // in-flight runs apply their fail-closed rules instead of waiting.
+        // The host is gone: cancel in-flight work at once (cancelled runs
+        // keep their loop checkpoints, so another bridge can resume them),
+        // then fail what still waits on the host.
+        for token in conn.in_flight.lock().expect("in flight").values() {
+            token.cancel();
+        }
         conn.shared.reverse.close();
         drain(
             &conn.shared,

@@ -135,6 +135,14 @@ impl Bridge {
         }
     }
 
+    /// Kills the child at once (SIGKILL on Unix) and reaps it.
+    pub fn kill(&mut self) {
+        if self.try_exit().is_none() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+
     /// Closes stdin, gives the child a short grace period, then kills it.
     pub fn stop(&mut self, grace: Duration) {
         self.writer.close();

@@ -6,7 +6,9 @@
 //! does without being told: it acknowledges `session/event` notifications
 //! with `$/streamAck` (unless the scenario stalled that stream) and answers
 //! reverse requests from the scenario's `reverse` rules (a request no rule
-//! covers gets `-32601`).
+//! covers gets `-32601`). Rules may name an occurrence (`nth`): the host
+//! counts the reverse requests of each method over the whole scenario,
+//! across bridge restarts.
 
 use std::collections::HashMap;
 use std::thread;
@@ -46,6 +48,8 @@ pub struct Host {
     pub queue: Vec<Received>,
     pub vars: Vars,
     rules: Vec<ReverseRule>,
+    /// Reverse requests received so far, per method.
+    occurrences: HashMap<String, u64>,
     streams: HashMap<String, StreamAcks>,
     stdout_closed: bool,
     lines: usize,
@@ -58,6 +62,7 @@ impl Host {
             queue: Vec::new(),
             vars,
             rules,
+            occurrences: HashMap::new(),
             streams: HashMap::new(),
             stdout_closed: false,
             lines: 0,
@@ -66,6 +71,18 @@ impl Host {
 
     pub fn writer(&self) -> &Writer {
         &self.bridge.writer
+    }
+
+    /// Talks to `bridge` from now on, as to a fresh connection: the old
+    /// process's unconsumed messages and stream states are dropped; the
+    /// variables and the reverse-request counts are kept. Returns the old
+    /// bridge.
+    pub fn replace_bridge(&mut self, bridge: Bridge) -> Bridge {
+        self.queue.clear();
+        self.streams.clear();
+        self.stdout_closed = false;
+        self.lines = 0;
+        std::mem::replace(&mut self.bridge, bridge)
     }
 
     /// Waits until `deadline` for one line and handles it. An `Err` is a
@@ -173,7 +190,15 @@ impl Host {
                         "reverse request {method} has id {id}; ids of reverse requests must be strings starting with \"bridge-\""
                     ));
                 }
-                self.answer(method, id, message.get("params").unwrap_or(&Value::Null))
+                let count = self.occurrences.entry(method.to_string()).or_default();
+                *count += 1;
+                let nth = *count;
+                self.answer(
+                    method,
+                    nth,
+                    id,
+                    message.get("params").unwrap_or(&Value::Null),
+                )
             }
             _ if method == "session/event" => {
                 let params = message.get("params").unwrap_or(&Value::Null);
@@ -197,18 +222,10 @@ impl Host {
         }
     }
 
-    fn answer(&self, method: &str, id: &Value, params: &Value) -> Result<(), String> {
-        let mut chosen = None;
-        for rule in self.rules.iter().filter(|r| r.method == method) {
-            let fits = match &rule.params {
-                None => true,
-                Some(p) => pattern::matches(&self.vars.substitute(p)?, params).is_ok(),
-            };
-            if fits {
-                chosen = Some(rule);
-                break;
-            }
-        }
+    /// Answers the `nth` reverse request of `method` with the first rule
+    /// that fits.
+    fn answer(&self, method: &str, nth: u64, id: &Value, params: &Value) -> Result<(), String> {
+        let chosen = choose_rule(&self.rules, &self.vars, method, nth, params)?;
         let envelope = |key: &str, body: Value| json!({"jsonrpc": "2.0", "id": id, key: body});
         let (reply, delay) = match chosen {
             None => (
@@ -248,6 +265,30 @@ impl Host {
     }
 }
 
+/// The first rule for `method` whose `nth` (if any) is `nth` and whose
+/// `params` pattern (if any) matches.
+fn choose_rule<'r>(
+    rules: &'r [ReverseRule],
+    vars: &Vars,
+    method: &str,
+    nth: u64,
+    params: &Value,
+) -> Result<Option<&'r ReverseRule>, String> {
+    for rule in rules
+        .iter()
+        .filter(|r| r.method == method && r.nth.is_none_or(|n| n == nth))
+    {
+        let fits = match &rule.params {
+            None => true,
+            Some(p) => pattern::matches(&vars.substitute(p)?, params).is_ok(),
+        };
+        if fits {
+            return Ok(Some(rule));
+        }
+    }
+    Ok(None)
+}
+
 fn send_ack(writer: &Writer, request_id: &Value, seq: u64) {
     let ack = json!({"jsonrpc": "2.0", "method": "$/streamAck", "params": {"requestId": request_id, "seq": seq}});
     writer.line(ack.to_string().into_bytes());
@@ -276,8 +317,55 @@ fn check_envelope(message: &Value) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_envelope;
+    use super::{check_envelope, choose_rule};
+    use crate::scenario::{Reply, ReverseRule};
+    use crate::vars::Vars;
     use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn rules_fit_by_method_occurrence_and_params() {
+        let rule = |method: &str, nth: Option<u64>, params, reply| ReverseRule {
+            method: method.into(),
+            params,
+            nth,
+            reply,
+            delay: Duration::ZERO,
+        };
+        let rules = [
+            rule("host/b", None, None, Reply::Result(json!("b"))),
+            rule("host/a", Some(3), None, Reply::Never),
+            rule(
+                "host/a",
+                None,
+                Some(json!({"sessionId": "${s}"})),
+                Reply::Result(json!("mine")),
+            ),
+            rule("host/a", None, None, Reply::Result(json!("other"))),
+        ];
+        let mut vars = Vars::default();
+        vars.set("s", json!("s-1"));
+        let pick = |nth, params| {
+            choose_rule(&rules, &vars, "host/a", nth, &params)
+                .unwrap()
+                .map(|r| r.reply.clone())
+        };
+        let mine = json!({"sessionId": "s-1"});
+        assert_eq!(pick(1, mine.clone()), Some(Reply::Result(json!("mine"))));
+        assert_eq!(pick(2, json!({})), Some(Reply::Result(json!("other"))));
+        assert_eq!(pick(3, mine.clone()), Some(Reply::Never));
+        assert_eq!(pick(4, mine), Some(Reply::Result(json!("mine"))));
+        assert!(choose_rule(&rules, &vars, "host/c", 1, &json!({}))
+            .unwrap()
+            .is_none());
+        let unknown = [rule(
+            "host/a",
+            None,
+            Some(json!({"x": "${nope}"})),
+            Reply::Never,
+        )];
+        assert!(choose_rule(&unknown, &vars, "host/a", 1, &json!({})).is_err());
+    }
 
     #[test]
     fn envelopes() {

@@ -7,12 +7,15 @@
 //! - `scenario`, `step`: scenario files (data, see `conformance/README.md`)
 //!   parsed and validated before anything runs; `embedded` holds the files
 //!   compiled in by `build.rs`.
-//! - `pattern`, `vars`, `events`: matching received JSON, `${name}`
-//!   variables and `expectEvents` sequences.
+//! - `pattern`, `regex`, `vars`, `events`: matching received JSON (with a
+//!   small regex engine for `$regex`), `${name}` variables and `expectEvents`
+//!   sequences.
 //! - `bridge`: the child process and its pipe threads.
 //! - `host`: plays the host: receives, checks framing, acks streams,
 //!   answers reverse requests.
-//! - `play`: runs one scenario's steps; `baseline`: expected failures.
+//! - `play`: runs one scenario's steps, with `workspace` (its directories,
+//!   `readFile`) and `launch` (spawning and `restartBridge`); `baseline`:
+//!   expected failures.
 //!
 //! Exit status: 0 when every scenario passed (or failed as expected), 1 when
 //! any failed, 2 when the suite itself could not run (bad arguments or an
@@ -24,11 +27,14 @@ mod bridge;
 mod cli;
 mod events;
 mod host;
+mod launch;
 mod pattern;
 mod play;
+mod regex;
 mod scenario;
 mod step;
 mod vars;
+mod workspace;
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded.rs"));

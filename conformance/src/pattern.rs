@@ -11,7 +11,11 @@
 //!   (an array with, for each pattern, some matching element),
 //!   `{"$contains": "text"}` (a string containing `text`),
 //!   `{"$startsWith": "prefix"}`, `{"$all": [p...]}`, `{"$anyOf": [p...]}`,
-//!   `{"$literal": v}` (exactly `v`, for values that look like tokens).
+//!   `{"$literal": v}` (exactly `v`, for values that look like tokens),
+//!   `{"$not": p}` (present and not matching `p`; its captures are dropped),
+//!   `{"$regex": "re"}` (a string in which `re` finds a match, see
+//!   `regex.rs`; each named group `(?P<name>...)` that takes part stores its
+//!   text as `name`).
 //!
 //! Any other string starting with `$` is a literal (`"$/streamAck"`), except
 //! a bare `$word`, which is rejected as a likely typo of a token.
@@ -19,6 +23,8 @@
 use std::fmt;
 
 use serde_json::{Map, Value};
+
+use crate::regex::Regex;
 
 /// Values stored by `$capture:name` tokens, in match order.
 pub type Captures = Vec<(String, Value)>;
@@ -229,6 +235,21 @@ fn match_operator(
             None => fail(path, "$all takes an array of patterns"),
         },
         "$anyOf" => any_of(arg, value, path, caps),
+        "$not" => {
+            let mut scratch = Captures::new();
+            match match_at(arg, Some(value), path, &mut scratch) {
+                Ok(()) => fail(
+                    path,
+                    format!(
+                        "expected anything but {}, got {}",
+                        brief(arg, 80),
+                        brief(value, 200)
+                    ),
+                ),
+                Err(_) => Ok(()),
+            }
+        }
+        "$regex" => regex(arg, value, path, caps),
         other => fail(path, format!("unknown pattern operator {other:?}")),
     })
 }
@@ -276,6 +297,35 @@ fn contains(arg: &Value, value: &Value, path: &str, caps: &mut Captures) -> Resu
         }
     }
     Ok(())
+}
+
+fn regex(arg: &Value, value: &Value, path: &str, caps: &mut Captures) -> Result<(), Mismatch> {
+    let Some(source) = arg.as_str() else {
+        return fail(path, "$regex takes a string");
+    };
+    let re =
+        Regex::new(source).or_else(|e| fail(path, format!("invalid $regex {source:?}: {e}")))?;
+    let Some(text) = value.as_str() else {
+        return fail(
+            path,
+            format!("expected a string for $regex, got {}", brief(value, 120)),
+        );
+    };
+    match re.captures(text) {
+        Ok(Some(groups)) => {
+            caps.extend(
+                groups
+                    .into_iter()
+                    .map(|(name, text)| (name, Value::String(text))),
+            );
+            Ok(())
+        }
+        Ok(None) => fail(
+            path,
+            format!("no match for /{source}/ in {}", brief(value, 300)),
+        ),
+        Err(e) => fail(path, format!("$regex {source:?}: {e}")),
+    }
 }
 
 fn any_of(arg: &Value, value: &Value, path: &str, caps: &mut Captures) -> Result<(), Mismatch> {

@@ -182,3 +182,35 @@ fn brief_truncates_long_values() {
     assert!(text.contains('…') && text.len() < 60, "{text}");
     assert_eq!(brief(&json!(1), 20), "1");
 }
+
+#[test]
+fn not_inverts_and_drops_captures() {
+    ok(json!({"$not": "bridge-1"}), json!("bridge-2"));
+    let m = mismatch(json!({"$not": {"$startsWith": "b"}}), json!("bridge-1"));
+    assert!(m.reason.contains("anything but"), "{m}");
+    let caps = ok(
+        json!({"$all": ["$capture:id", {"$not": {"$all": ["$capture:x", 1]}}]}),
+        json!(5),
+    );
+    assert_eq!(caps, vec![("id".into(), json!(5))]);
+    mismatch(json!({"a": {"$not": 1}}), json!({}));
+}
+
+#[test]
+fn regex_matches_strings_and_captures_named_groups() {
+    let output = json!("head… 12 KiB stored as artifact://a-1 (sha256 0f)");
+    let caps = ok(
+        json!({"$regex": "(?P<uri>artifact://[^ ]+)"}),
+        output.clone(),
+    );
+    assert_eq!(caps, vec![("uri".into(), json!("artifact://a-1"))]);
+    ok(json!({"$regex": "^head"}), output.clone());
+    let m = mismatch(json!({"$regex": "^tail"}), output);
+    assert!(m.reason.contains("no match"), "{m}");
+    assert!(mismatch(json!({"$regex": "x"}), json!(1))
+        .reason
+        .contains("expected a string"));
+    assert!(mismatch(json!({"$regex": "(x"}), json!("x"))
+        .reason
+        .contains("invalid $regex"));
+}

@@ -1,21 +1,23 @@
 //! Plays one scenario against a fresh bridge process: makes the temp
-//! workspace, spawns the bridge in it, runs the steps in order and stops the
-//! child. The first failing step ends the scenario; its check id is
-//! `<scenario id>/<step index>` (0-based, as in the `steps` array).
+//! workspace (and the `${store}` directory when asked), spawns the bridge in
+//! it, runs the steps in order and stops the child. `restartBridge` replaces
+//! the child with a fresh one started the same way. The first failing step
+//! ends the scenario; its check id is `<scenario id>/<step index>` (0-based,
+//! as in the `steps` array).
 
-use std::fs;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::bridge::Bridge;
 use crate::events::{self, EventsCheck};
 use crate::host::{Host, Pumped};
+use crate::launch::{self, Launch};
 use crate::pattern::{self, brief};
 use crate::scenario::Scenario;
 use crate::step::Action;
 use crate::vars::Vars;
+use crate::workspace::{self, Workspace};
 
 /// The bridge command line given to the runner.
 #[derive(Debug, Clone)]
@@ -36,45 +38,46 @@ pub struct Failure {
 /// How long the bridge gets to exit after stdin closes at the end.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 
+/// What `restartBridge` prints between the stderr of two processes.
+const RESTARTED: &str = "--- the bridge was restarted ---\n";
+
 pub fn run(scenario: &Scenario, command: &BridgeCommand) -> Result<(), Failure> {
     let setup = |reason: String| Failure {
         check: format!("{}/setup", scenario.id),
         reason,
         stderr: String::new(),
     };
-    let workspace =
-        tempfile::tempdir().map_err(|e| setup(format!("creating the workspace: {e}")))?;
-    let root = workspace
-        .path()
-        .canonicalize()
-        .map_err(|e| setup(e.to_string()))?;
-    for (path, contents) in &scenario.files {
-        let target = root.join(path);
-        if let Some(parent) = target.parent() {
-            fs::create_dir_all(parent).map_err(|e| setup(format!("{path}: {e}")))?;
-        }
-        fs::write(&target, contents).map_err(|e| setup(format!("{path}: {e}")))?;
-    }
+    let mut vars = Vars::default();
+    let workspace = Workspace::create(scenario, &mut vars).map_err(setup)?;
     let mut args = command.args.clone();
     args.extend(scenario.bridge_args.iter().cloned());
-    let env: Vec<(String, String)> = scenario.env.clone().into_iter().collect();
-    let bridge =
-        Bridge::spawn(&command.program, &args, &root, &env).map_err(|e| setup(format!("{e:#}")))?;
+    let launch = Launch {
+        program: &command.program,
+        args,
+        cwd: workspace.root.clone(),
+        env: scenario.env.clone().into_iter().collect(),
+    };
+    let bridge = launch.spawn().map_err(|e| setup(format!("{e:#}")))?;
 
-    let mut vars = Vars::default();
-    vars.set(
-        "workspace",
-        Value::String(root.to_string_lossy().into_owned()),
-    );
     let mut host = Host::new(bridge, scenario.reverse.clone(), vars);
+    let mut earlier_stderr = String::new();
     let mut outcome = Ok(());
     for (index, step) in scenario.steps.iter().enumerate() {
         let timeout = step.timeout.unwrap_or(scenario.step_timeout);
-        if let Err(reason) = play_step(&mut host, &step.action, timeout) {
+        let played = match &step.action {
+            Action::RestartBridge { kill } => launch::restart(&mut host, &launch, *kill, timeout)
+                .map(|old| {
+                    earlier_stderr.push_str(&old);
+                    earlier_stderr.push_str(RESTARTED);
+                }),
+            Action::ReadFile(check) => workspace::read_file(&mut host, &workspace.root, check),
+            action => play_step(&mut host, action, timeout),
+        };
+        if let Err(reason) = played {
             outcome = Err(Failure {
                 check: format!("{}/{index}", scenario.id),
                 reason: with_process_state(&mut host, reason),
-                stderr: host.bridge.stderr_tail(),
+                stderr: format!("{earlier_stderr}{}", host.bridge.stderr_tail()),
             });
             break;
         }
@@ -134,6 +137,9 @@ fn play_step(host: &mut Host, action: &Action, timeout: Duration) -> Result<(), 
         Action::Resume(id) => {
             let id = host.vars.substitute(id)?;
             host.resume(&id);
+        }
+        Action::RestartBridge { .. } | Action::ReadFile(_) => {
+            unreachable!("handled by run, which knows how to launch and where")
         }
     }
     Ok(())
@@ -331,3 +337,7 @@ fn expect_exit(host: &mut Host, code: Option<i32>, within: Duration) -> Result<(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "play_tests.rs"]
+mod tests;

@@ -2,7 +2,8 @@
 //!
 //! A scenario is data: `{"id", "description", "files", "reverse", "steps"}`
 //! plus optional `timeoutMs` (per step, default 10 000), `bridgeArgs` (added
-//! after the bridge's own arguments) and `env`. Its `id` must equal its file
+//! after the bridge's own arguments), `env` and `storeDir` (a second temp
+//! directory, `${store}`). Its `id` must equal its file
 //! name without `.json`, so ids are unique and easy to find.
 
 use std::collections::BTreeMap;
@@ -29,6 +30,8 @@ pub struct Scenario {
     pub step_timeout: Duration,
     pub bridge_args: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// Whether to create a temporary directory available as `${store}`.
+    pub store_dir: bool,
 }
 
 /// How the host answers a reverse request (`host/...`) from the bridge.
@@ -37,6 +40,8 @@ pub struct ReverseRule {
     pub method: String,
     /// Optional pattern the request's `params` must match.
     pub params: Option<Value>,
+    /// Only the `nth` (1-based) reverse request of this method fits.
+    pub nth: Option<u64>,
     pub reply: Reply,
     pub delay: Duration,
 }
@@ -69,6 +74,8 @@ struct RawScenario {
     bridge_args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    #[serde(default)]
+    store_dir: bool,
 }
 
 impl Scenario {
@@ -122,6 +129,7 @@ impl Scenario {
                 .map_or(DEFAULT_STEP_TIMEOUT, Duration::from_millis),
             bridge_args: raw.bridge_args,
             env: raw.env,
+            store_dir: raw.store_dir,
         })
     }
 }
@@ -130,7 +138,7 @@ fn parse_rule(rule: &Value) -> Result<ReverseRule, String> {
     let map = rule.as_object().ok_or("a reverse rule must be an object")?;
     only_keys(
         map,
-        &["method", "params", "reply", "delayMs", "comment"],
+        &["method", "params", "nth", "reply", "delayMs", "comment"],
         "reverse rule",
     )?;
     let method = map
@@ -159,9 +167,18 @@ fn parse_rule(rule: &Value) -> Result<ReverseRule, String> {
         None => Duration::ZERO,
         Some(ms) => Duration::from_millis(ms.as_u64().ok_or("delayMs must be a number")?),
     };
+    let nth = match map.get("nth") {
+        None => None,
+        Some(n) => Some(
+            n.as_u64()
+                .filter(|&n| n >= 1)
+                .ok_or("nth must be a positive integer (1 is the first request)")?,
+        ),
+    };
     Ok(ReverseRule {
         method: method.to_string(),
         params: map.get("params").cloned(),
+        nth,
         reply,
         delay,
     })
@@ -213,12 +230,13 @@ mod tests {
     fn parses_a_full_scenario() {
         let s = scenario(json!({
             "id": "s", "description": "d", "files": {"a/b.txt": "x"}, "timeoutMs": 500,
-            "bridgeArgs": ["--max-line-bytes", "1024"], "env": {"RUST_LOG": "debug"},
+            "bridgeArgs": ["--max-line-bytes", "1024"], "env": {"RUST_LOG": "debug"}, "storeDir": true,
             "reverse": [
                 {"method": "host/a", "reply": {"result": null}},
                 {"method": "host/b", "params": {"x": 1}, "reply": {"error": {"code": 1, "message": "m"}}, "delayMs": 5},
                 {"method": "host/c", "reply": {"malformed": true}},
-                {"method": "host/d", "reply": {"never": true}}
+                {"method": "host/d", "reply": {"never": true}},
+                {"method": "host/a", "nth": 3, "reply": {"result": 1}}
             ],
             "steps": [{"sleep": 1}]
         }))
@@ -228,6 +246,8 @@ mod tests {
         assert_eq!(s.reverse[1].delay, Duration::from_millis(5));
         assert_eq!(s.reverse[2].reply, Reply::Malformed);
         assert_eq!(s.reverse[3].reply, Reply::Never);
+        assert_eq!((s.reverse[0].nth, s.reverse[4].nth), (None, Some(3)));
+        assert!(s.store_dir);
     }
 
     #[test]
@@ -249,6 +269,11 @@ mod tests {
                 "take true",
             ),
             (json!({"extra": 1}), "unknown field"),
+            (
+                json!({"reverse": [{"method": "host/a", "nth": 0, "reply": {"never": true}}]}),
+                "nth must be a positive integer",
+            ),
+            (json!({"storeDir": "yes"}), "invalid type"),
         ] {
             let mut value = base.clone();
             for (key, item) in patch.as_object().unwrap() {

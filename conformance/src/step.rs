@@ -46,6 +46,31 @@ pub enum Action {
     Stall(Value),
     /// Acknowledge everything received so far on it, and go on acking.
     Resume(Value),
+    /// Stop the bridge (SIGKILL when `kill`, else close stdin and wait for a
+    /// clean exit) and start a fresh one in the same workspace.
+    RestartBridge {
+        kill: bool,
+    },
+    /// Check a workspace file.
+    ReadFile(ReadFile),
+}
+
+/// `readFile`: a workspace file's contents, or its absence.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    /// Relative to the workspace, without `..`.
+    pub path: String,
+    pub check: FileCheck,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileCheck {
+    /// Exactly this text (after `${name}` substitution).
+    Equals(Value),
+    /// The contents, as a JSON string, match this pattern.
+    Matches(Value),
+    /// The file does not exist.
+    Absent,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -106,6 +131,50 @@ struct ExpectExitArgs {
     #[serde(default)]
     code: Option<i32>,
     within_ms: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RestartArgs {
+    kill: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadFileArgs {
+    path: String,
+    #[serde(default)]
+    equals: Option<Value>,
+    #[serde(default)]
+    matches: Option<Value>,
+    #[serde(default)]
+    absent: Option<bool>,
+}
+
+fn read_file(arg: &Value) -> Result<ReadFile, String> {
+    let a: ReadFileArgs = ReadFileArgs::deserialize(arg).map_err(|e| e.to_string())?;
+    let p = std::path::Path::new(&a.path);
+    if a.path.is_empty()
+        || !p
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        return Err(format!(
+            "path {:?} must be relative to the workspace, without ..",
+            a.path
+        ));
+    }
+    let check = match (a.equals, a.matches, a.absent) {
+        (Some(text @ Value::String(_)), None, None) => FileCheck::Equals(text),
+        (Some(_), None, None) => return Err("equals takes a string".into()),
+        (None, Some(pattern), None) => FileCheck::Matches(pattern),
+        (None, None, Some(true)) => FileCheck::Absent,
+        _ => return Err("needs exactly one of equals, matches, absent: true".into()),
+    };
+    Ok(ReadFile {
+        path: a.path,
+        check,
+    })
 }
 
 #[derive(Deserialize)]
@@ -181,6 +250,10 @@ fn parse_action(key: &str, arg: &Value) -> Result<Action, String> {
         "sleep" => Action::Sleep(arg.as_u64().ok_or("expects milliseconds")?),
         "stall" => Action::Stall(args::<StreamRef>(arg)?.request_id),
         "resume" => Action::Resume(args::<StreamRef>(arg)?.request_id),
+        "restartBridge" => Action::RestartBridge {
+            kill: args::<RestartArgs>(arg)?.kill,
+        },
+        "readFile" => Action::ReadFile(read_file(arg)?),
         other => {
             return Err(format!(
                 "unknown action {other:?} (known: {})",
@@ -203,6 +276,8 @@ const KNOWN: &[&str] = &[
     "sleep",
     "stall",
     "resume",
+    "restartBridge",
+    "readFile",
 ];
 
 /// Rejects object keys outside `allowed` (for hand-parsed objects).
@@ -236,6 +311,10 @@ mod tests {
             json!({"sleep": 5}),
             json!({"stall": {"requestId": 1}}),
             json!({"resume": {"requestId": "${id}"}}),
+            json!({"restartBridge": {"kill": true}}),
+            json!({"readFile": {"path": "a/tools.log", "equals": "r1\n"}}),
+            json!({"readFile": {"path": "x", "matches": {"$contains": "r"}}}),
+            json!({"readFile": {"path": "x", "absent": true}}),
         ] {
             Step::parse(&step).unwrap_or_else(|e| panic!("{step}: {e}"));
         }
@@ -259,6 +338,29 @@ mod tests {
             (json!({"sleep": "1s"}), "milliseconds"),
             (json!({"closeStdin": false}), "expects true"),
             (json!({"send": 1, "timeoutMs": "x"}), "timeoutMs"),
+            (json!({"restartBridge": {}}), "missing field `kill`"),
+            (json!({"restartBridge": {"kill": 1}}), "invalid type"),
+            (
+                json!({"readFile": {"path": "../x", "absent": true}}),
+                "without ..",
+            ),
+            (
+                json!({"readFile": {"path": "/etc/x", "absent": true}}),
+                "relative",
+            ),
+            (json!({"readFile": {"path": "x"}}), "exactly one"),
+            (
+                json!({"readFile": {"path": "x", "equals": "a", "absent": true}}),
+                "exactly one",
+            ),
+            (
+                json!({"readFile": {"path": "x", "absent": false}}),
+                "exactly one",
+            ),
+            (
+                json!({"readFile": {"path": "x", "equals": 1}}),
+                "takes a string",
+            ),
         ] {
             let err = Step::parse(&step).unwrap_err();
             assert!(err.contains(needle), "{step}: {err}");

@@ -53,10 +53,12 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
         sink,
         cancel,
     } = input;
-    let run_id = session.host_env.next_id("run");
-    let prompt = match &start {
-        LoopStart::Prompt(prompt) => prompt.clone(),
-        LoopStart::Resume(checkpoint) => checkpoint.prompt.clone(),
+    let run_id = fresh_run_id(&session);
+    let (prompt, mut superseded) = match &start {
+        LoopStart::Prompt(prompt) => (prompt.clone(), None),
+        LoopStart::Resume(checkpoint) => {
+            (checkpoint.prompt.clone(), Some(checkpoint.run_id.clone()))
+        }
     };
     let mut emitter = Emitter::new(session.clone(), run_id.clone(), sink, cancel.clone());
     let (ended, _) = tokio::sync::watch::channel(false);
@@ -77,13 +79,15 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
             sink: emitter.sink.clone(),
         });
     }
+    // The running record reaches the store too, so a crash leaves a trace.
+    persist::save_snapshot_logged(&session).await;
     emitter
         .emit(AgentEvent::AgentStart {
             prompt: prompt.clone(),
         })
         .await;
 
-    let outcome = drive(&session, start, &mut emitter, &cancel).await;
+    let outcome = drive(&session, start, &mut emitter, &cancel, &mut superseded).await;
     let status = match &outcome {
         Ok(_) => RunStatus::Completed,
         Err(CodeError::Cancelled) => RunStatus::Cancelled,
@@ -94,6 +98,9 @@ pub(crate) async fn run_loop(input: LoopInput) -> Result<RunResult> {
     // one keeps its last checkpoint for another node.
     if matches!(status, RunStatus::Completed | RunStatus::Failed) {
         persist::delete_checkpoint(&session, &run_id).await;
+        if let Some(old) = superseded.take() {
+            persist::delete_checkpoint(&session, &old).await;
+        }
     }
     let result = match outcome {
         Ok((text, usage, tool_calls_count)) => {
@@ -139,6 +146,7 @@ async fn drive(
     start: LoopStart,
     emitter: &mut Emitter,
     cancel: &CancellationToken,
+    superseded: &mut Option<String>,
 ) -> Result<(String, TokenUsage, usize)> {
     let (mut progress, pending) = match start {
         LoopStart::Prompt(prompt) => {
@@ -192,6 +200,7 @@ async fn drive(
             &tool_ctx,
             emitter,
             TokenUsage::default(),
+            superseded,
         )
         .await?;
         after_round(session, &progress, emitter)?;
@@ -262,8 +271,17 @@ async fn drive(
             assistant,
             results: Vec::new(),
         };
-        checkpoint(session, emitter, &progress, Some(&pending)).await;
-        settle_round(session, &mut progress, pending, &tool_ctx, emitter, usage).await?;
+        checkpoint(session, emitter, &progress, Some(&pending), superseded).await;
+        settle_round(
+            session,
+            &mut progress,
+            pending,
+            &tool_ctx,
+            emitter,
+            usage,
+            superseded,
+        )
+        .await?;
         after_round(session, &progress, emitter)?;
     }
 }
@@ -277,6 +295,7 @@ async fn settle_round(
     tool_ctx: &ToolContext,
     emitter: &mut Emitter,
     usage: TokenUsage,
+    superseded: &mut Option<String>,
 ) -> Result<()> {
     let Message::Assistant { tool_calls, .. } = &pending.assistant else {
         return Err(CodeError::Internal(
@@ -298,7 +317,7 @@ async fn settle_round(
         }
         progress.tool_calls_count += 1;
         pending.results.push(result);
-        checkpoint(session, emitter, progress, Some(&pending)).await;
+        checkpoint(session, emitter, progress, Some(&pending), superseded).await;
     }
     // The assistant message and all its results land together, so the
     // history never holds a call without its result.
@@ -314,7 +333,7 @@ async fn settle_round(
     }
     progress.history.extend(round.iter().cloned());
     commit(session, round, usage);
-    checkpoint(session, emitter, progress, None).await;
+    checkpoint(session, emitter, progress, None, superseded).await;
     // A turn is the model call and the tool calls it asked for.
     emitter
         .emit(AgentEvent::TurnEnd {
@@ -351,6 +370,7 @@ async fn checkpoint(
     emitter: &Emitter,
     progress: &Progress,
     pending: Option<&PendingRound>,
+    superseded: &mut Option<String>,
 ) {
     if session.store.is_none() {
         return;
@@ -368,6 +388,24 @@ async fn checkpoint(
         created_ms: session.host_env.now_ms(),
     };
     persist::write_checkpoint(session, &checkpoint).await;
+    // Once this run's checkpoint stands, the checkpoint of the run it
+    // resumed is superseded: resuming that run again must not repeat work.
+    if let Some(old) = superseded.take() {
+        persist::delete_checkpoint(session, &old).await;
+    }
+}
+
+/// A run id not used by any retained run of this session: a sequential
+/// generator restarts in every process, and a restored session must not
+/// reuse the ids (and so the checkpoints) of its earlier runs.
+fn fresh_run_id(session: &SessionInner) -> String {
+    loop {
+        let id = session.host_env.next_id("run");
+        let state = session.state.lock().expect("session state");
+        if !state.runs.iter().any(|r| r.record.id == id) {
+            return id;
+        }
+    }
 }
 
 /// Compacts the history before a model call when the policy says so; the

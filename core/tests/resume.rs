@@ -133,6 +133,45 @@ async fn an_interrupted_run_resumes_from_its_checkpoint_without_repeating_tools(
     assert!(!store
         .path_for(DocKind::LoopCheckpoint, &result.run_id)
         .exists());
+    // The resumed run superseded the old checkpoint: no second resume.
+    let again = second.resume_run(&interrupted).await.unwrap_err();
+    assert_eq!(
+        again.to_string(),
+        format!("no loop checkpoint found for run '{interrupted}'")
+    );
+    assert_eq!(setup.log(), ["r1", "r2", "r3"]);
+}
+
+#[tokio::test]
+async fn a_restored_session_never_reuses_the_run_ids_of_its_earlier_runs() {
+    let setup = Setup::new();
+    let turns = "turn { text = \"one\" }\nturn { text = \"two\" }\n";
+    let options = || {
+        let env = Arc::new(HostEnv::new(
+            Arc::new(SequentialIdGenerator::new("replay")),
+            Arc::new(FixedClock::new(1_700_000_000_000)),
+        ));
+        SessionOptions::new()
+            .with_file_session_store(setup.store.path())
+            .with_session_id("s")
+            .with_host_env(env)
+    };
+    let first = agent(turns)
+        .session_builder(setup.workspace.path())
+        .options(options())
+        .build()
+        .await
+        .unwrap();
+    let a = first.send("1", None).await.unwrap().run_id;
+    let second = agent(turns)
+        .session_builder(setup.workspace.path())
+        .options(options())
+        .build()
+        .await
+        .unwrap();
+    let b = second.send("2", None).await.unwrap().run_id;
+    assert_ne!(a, b);
+    assert_eq!(second.runs().len(), 2);
 }
 
 #[tokio::test]
