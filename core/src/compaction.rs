@@ -64,8 +64,18 @@ pub fn split_point(history: &[Message], base: &LlmRequest, keep_tokens: usize) -
     if start == history.len() {
         start = history.len().saturating_sub(1);
     }
-    while start > 0 && !is_boundary(history, start) {
-        start -= 1;
+    // Snap forward past tool results (their call goes into the summary with
+    // them); if that leaves no tail, snap back to the call instead.
+    let mut forward = start;
+    while forward < history.len() && !is_boundary(history, forward) {
+        forward += 1;
+    }
+    if forward < history.len() {
+        start = forward;
+    } else {
+        while start > 0 && !is_boundary(history, start) {
+            start -= 1;
+        }
     }
     (start >= 2).then_some(start)
 }
