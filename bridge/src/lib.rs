@@ -23,6 +23,7 @@ mod host_confirmation;
 pub mod reverse;
 pub mod server;
 mod state;
+pub mod stdio;
 pub mod transport;
 
 pub use config::BridgeConfig;

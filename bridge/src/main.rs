@@ -1,5 +1,6 @@
 //! The `a3s-code-bridge` binary: stdin/stdout JSON-RPC, logs on stderr.
 
+use a3s_code_bridge::stdio::{thread_reader, thread_writer};
 use a3s_code_bridge::{serve, BridgeConfig};
 
 fn main() {
@@ -21,10 +22,14 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let exit = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout(), config));
+    let input = thread_reader(std::io::stdin());
+    let (output, writer) = thread_writer(std::io::stdout());
+    let exit = runtime.block_on(serve(input, output, config));
+    // Every queued line reaches stdout before the process ends.
+    writer.join();
     tracing::info!("exiting: {exit:?}");
-    // Exit without waiting for the runtime: tokio's blocking stdin reader
-    // may still be parked in read(2) and would delay a clean exit.
+    // Exit without waiting for the stdin thread, which may still be parked
+    // in read(2).
     std::process::exit(0);
 }
 
