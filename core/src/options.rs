@@ -25,6 +25,11 @@ pub struct SessionOptions {
     pub budget_guard: Option<Arc<dyn BudgetGuard>>,
     pub llm_client: Option<Arc<dyn LlmClient>>,
     /// Opaque identity tags (seed 000); the runtime never interprets them.
+    /// They are persisted with the session and restored with it; values
+    /// given when a stored session is reopened win. Seed 000's one
+    /// exception, tags defaulting to (and having to match) a durable-memory
+    /// binding's namespace, does not apply: this runtime has no durable
+    /// memory yet.
     pub tenant_id: Option<String>,
     pub principal: Option<String>,
     pub agent_template_id: Option<String>,
