@@ -7,16 +7,15 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::budget::{BudgetDecision, BudgetGuard};
-use crate::compaction;
+use crate::budget_enforce::{current_guard, enforce};
 use crate::emitter::Emitter;
 use crate::error::{CodeError, Result};
-use crate::events::{AgentEvent, BudgetThresholdKind};
-use crate::llm::{estimate_tokens, LlmChunk, LlmRequest, Message, TokenUsage, ToolCall};
+use crate::events::AgentEvent;
+use crate::llm::{estimate_tokens, LlmRequest, Message, TokenUsage, ToolCall};
+use crate::model_call::{compact, model_turn};
 use crate::persist;
 use crate::session::{EventRecord, RunRecord, RunResult, RunStatus, SessionInner, TraceEvent};
 use crate::session_state::ActiveRun;
@@ -408,117 +407,8 @@ fn fresh_run_id(session: &SessionInner) -> String {
     }
 }
 
-/// Compacts the history before a model call when the policy says so; the
-/// session's stored history is replaced too. A failed summary is logged and
-/// the request goes out as it is.
-async fn compact(
-    session: &SessionInner,
-    request: &LlmRequest,
-    emitter: &mut Emitter,
-    cancel: &CancellationToken,
-) -> Result<Option<Vec<Message>>> {
-    let Some(policy) = session.compaction else {
-        return Ok(None);
-    };
-    let outcome = tokio::select! {
-        outcome = compaction::compact_if_needed(session.llm.as_ref(), request, policy) => outcome,
-        _ = cancel.cancelled() => return Err(CodeError::Cancelled),
-    };
-    match outcome {
-        Ok(Some(done)) => {
-            session.state.lock().expect("session state").history = done.history.clone();
-            emitter
-                .emit(AgentEvent::ContextCompacted {
-                    summarized_messages: done.summarized_messages,
-                    tokens_before: done.tokens_before,
-                    tokens_after: done.tokens_after,
-                })
-                .await;
-            Ok(Some(done.history))
-        }
-        Ok(None) => Ok(None),
-        Err(error) => {
-            tracing::warn!("context compaction failed; sending the request as is: {error}");
-            Ok(None)
-        }
-    }
-}
-
-pub(crate) fn current_guard(session: &SessionInner) -> Option<Arc<dyn BudgetGuard>> {
-    session.budget_guard.lock().expect("budget guard").clone()
-}
-
 fn commit(session: &SessionInner, messages: Vec<Message>, usage: TokenUsage) {
     let mut state = session.state.lock().expect("session state");
     state.history.extend(messages);
     state.usage.add(&usage);
-}
-
-/// Applies a budget decision: `Ok` to go on, `Err` when denied.
-pub(crate) async fn enforce(decision: BudgetDecision, emitter: &mut Emitter) -> Result<()> {
-    match decision {
-        BudgetDecision::Allow => Ok(()),
-        BudgetDecision::Soft {
-            resource,
-            consumed,
-            limit,
-            message,
-        } => {
-            emitter
-                .emit(AgentEvent::BudgetThresholdHit {
-                    resource,
-                    kind: BudgetThresholdKind::Soft,
-                    consumed,
-                    limit,
-                    message,
-                })
-                .await;
-            Ok(())
-        }
-        BudgetDecision::Deny { resource, reason } => {
-            emitter
-                .emit(AgentEvent::BudgetThresholdHit {
-                    resource: resource.clone(),
-                    kind: BudgetThresholdKind::Hard,
-                    consumed: 0.0,
-                    limit: 0.0,
-                    message: Some(reason.clone()),
-                })
-                .await;
-            Err(CodeError::BudgetExhausted { resource, reason })
-        }
-    }
-}
-
-/// One model call: streams text deltas out, collects tool calls and usage.
-async fn model_turn(
-    session: &SessionInner,
-    request: LlmRequest,
-    emitter: &mut Emitter,
-    cancel: &CancellationToken,
-) -> Result<(String, Vec<ToolCall>, TokenUsage)> {
-    let mut stream = tokio::select! {
-        stream = session.llm.stream(request) => stream?,
-        _ = cancel.cancelled() => return Err(CodeError::Cancelled),
-    };
-    let mut text = String::new();
-    let mut calls = Vec::new();
-    let mut usage = TokenUsage::default();
-    loop {
-        let chunk = tokio::select! {
-            chunk = stream.next() => chunk,
-            _ = cancel.cancelled() => return Err(CodeError::Cancelled),
-        };
-        match chunk {
-            None => break,
-            Some(Err(e)) => return Err(e.into()),
-            Some(Ok(LlmChunk::TextDelta(delta))) => {
-                text.push_str(&delta);
-                emitter.emit(AgentEvent::TextDelta { text: delta }).await;
-            }
-            Some(Ok(LlmChunk::ToolCall(call))) => calls.push(call),
-            Some(Ok(LlmChunk::Usage(u))) => usage = u,
-        }
-    }
-    Ok((text, calls, usage))
 }

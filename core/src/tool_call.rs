@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_loop::{current_guard, enforce};
 use crate::budget::BudgetDecision;
+use crate::budget_enforce::{current_guard, enforce};
 use crate::emitter::Emitter;
 use crate::events::AgentEvent;
 use crate::llm::{Message, ToolCall};
