@@ -226,8 +226,10 @@ async fn drive(
         if let Some(guard) = &guard {
             let check = guard.check_before_llm(&session.id, estimate_tokens(&request));
             let decision = tokio::select! {
-                decision = check => decision,
+                // Cancellation wins when both are ready.
+                biased;
                 _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+                decision = check => decision,
             };
             enforce(decision, emitter).await?;
         }
@@ -249,8 +251,10 @@ async fn drive(
         let (text, calls, usage) = outcome?;
         if let Some(guard) = &guard {
             tokio::select! {
-                _ = guard.record_after_llm(&session.id, &usage) => {}
+                // Cancellation wins when both are ready.
+                biased;
                 _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+                _ = guard.record_after_llm(&session.id, &usage) => {}
             }
         }
         progress.usage.add(&usage);

@@ -24,8 +24,10 @@ pub(crate) async fn compact(
         return Ok(None);
     };
     let outcome = tokio::select! {
-        outcome = compaction::compact_if_needed(session.llm.as_ref(), request, policy) => outcome,
+        // Cancellation wins when both are ready.
+        biased;
         _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+        outcome = compaction::compact_if_needed(session.llm.as_ref(), request, policy) => outcome,
     };
     match outcome {
         Ok(Some(done)) => {
@@ -55,16 +57,20 @@ pub(crate) async fn model_turn(
     cancel: &CancellationToken,
 ) -> Result<(String, Vec<ToolCall>, TokenUsage)> {
     let mut stream = tokio::select! {
-        stream = session.llm.stream(request) => stream?,
+        // Cancellation wins when both are ready.
+        biased;
         _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+        stream = session.llm.stream(request) => stream?,
     };
     let mut text = String::new();
     let mut calls = Vec::new();
     let mut usage = TokenUsage::default();
     loop {
         let chunk = tokio::select! {
-            chunk = stream.next() => chunk,
+            // Cancellation wins when both are ready.
+            biased;
             _ = cancel.cancelled() => return Err(CodeError::Cancelled),
+            chunk = stream.next() => chunk,
         };
         match chunk {
             None => break,

@@ -35,11 +35,13 @@ pub(crate) async fn run_tool(
     let denied = match &guard {
         Some(guard) => {
             let decision = tokio::select! {
-                decision = guard.check_before_tool(&session.id, &call.name) => decision,
+                // Cancellation wins when both are ready.
+                biased;
                 _ = ctx.cancel.cancelled() => BudgetDecision::Deny {
                     resource: "run".into(),
                     reason: "cancelled".into(),
                 },
+                decision = guard.check_before_tool(&session.id, &call.name) => decision,
             };
             enforce(decision, emitter).await.err()
         }
@@ -234,10 +236,12 @@ async fn check_permission(
             };
             let deadline = std::time::Duration::from_millis(timeout_ms);
             let outcome = tokio::select! {
+                // Cancellation wins when both are ready.
+                biased;
+                _ = cancel.cancelled() => ConfirmationOutcome::Rejected { reason: "run cancelled".into() },
                 outcome = tokio::time::timeout(deadline, handler.confirm(&request)) => {
                     outcome.unwrap_or(ConfirmationOutcome::TimedOut)
                 }
-                _ = cancel.cancelled() => ConfirmationOutcome::Rejected { reason: "run cancelled".into() },
             };
             match outcome {
                 ConfirmationOutcome::Approved => {

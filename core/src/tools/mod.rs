@@ -182,8 +182,10 @@ impl ToolRegistry {
             .get(name)
             .ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
         tokio::select! {
-            result = tool.execute(arguments, ctx) => result,
+            // Cancellation wins when both are ready.
+            biased;
             _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
+            result = tool.execute(arguments, ctx) => result,
         }
     }
 }
