@@ -82,7 +82,7 @@ impl SessionState {
             .rev()
             .find(|r| r.record.id == record.run_id)
         {
-            let size = serde_json::to_string(&record.event).map_or(0, |s| s.len());
+            let size = encoded_len(&record.event);
             run.events.push(record.clone(), size, max_len, max_bytes);
         }
     }
@@ -91,4 +91,21 @@ impl SessionState {
         let max = self.retention.trace_events();
         self.trace.push(trace, 1, max, usize::MAX);
     }
+}
+
+/// The JSON size of `value`, counted without building the string.
+fn encoded_len<T: serde::Serialize>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }

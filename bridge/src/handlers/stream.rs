@@ -2,10 +2,19 @@
 
 use a3s_code_core::SendOptions;
 use a3s_code_protocol::types::{EventEnvelope, RunResult, SessionEventParams, SessionPromptParams};
-use a3s_code_protocol::{ErrorObject, Notification};
+use a3s_code_protocol::{ErrorObject, JsonRpcVersion};
+use serde::Serialize;
 
 use super::{to_result, Ctx, HandlerResult};
 use crate::errors;
+
+/// The `session/event` notification, typed.
+#[derive(Serialize)]
+struct EventNotification {
+    jsonrpc: JsonRpcVersion,
+    method: &'static str,
+    params: SessionEventParams,
+}
 
 pub async fn stream(ctx: Ctx, params: SessionPromptParams) -> HandlerResult {
     let shared = ctx.shared.clone();
@@ -30,15 +39,17 @@ pub async fn stream(ctx: Ctx, params: SessionPromptParams) -> HandlerResult {
             cut_short = true;
             break;
         }
-        let params = SessionEventParams {
-            request_id: ctx.request_id.clone(),
-            seq,
-            event: EventEnvelope::from_record(&record),
+        // Serialized once, straight from the typed params (a generic
+        // `Notification` would first turn them into a JSON tree).
+        let note = EventNotification {
+            jsonrpc: JsonRpcVersion,
+            method: "session/event",
+            params: SessionEventParams {
+                request_id: ctx.request_id.clone(),
+                seq,
+                event: EventEnvelope::from_record(&record),
+            },
         };
-        let note = Notification::new(
-            "session/event",
-            serde_json::to_value(params).unwrap_or_default(),
-        );
         shared.out.send(&note).await;
         seq += 1;
     }
