@@ -58,6 +58,9 @@ struct Connection {
     permits: Arc<Semaphore>,
     tracker: TaskTracker,
     exit: CancellationToken,
+    /// The running `shutdown` sequence, whose answer must still go out if
+    /// the input ends while it drains.
+    shutdown: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// Serves one host over `input`/`output` until end of input or `shutdown`.
@@ -83,10 +86,11 @@ where
         in_flight: Arc::default(),
         tracker: TaskTracker::new(),
         exit: CancellationToken::new(),
+        shutdown: None,
     };
     let mut reader = BufReader::new(input);
     let max = conn.shared.config.max_line_bytes;
-    let exit = loop {
+    let mut exit = loop {
         tokio::select! {
             frame = read_frame(&mut reader, max) => match frame {
                 Ok(Some(frame)) => conn.handle_frame(frame).await,
@@ -107,13 +111,22 @@ where
             token.cancel();
         }
         conn.shared.reverse.close();
-        drain(
-            &conn.shared,
-            &conn.shutting_down,
-            &conn.tracker,
-            &conn.in_flight,
-        )
-        .await;
+        match conn.shutdown.take() {
+            // A shutdown was already draining: let it finish and answer.
+            Some(shutdown) => {
+                let _ = shutdown.await;
+                exit = Exit::Shutdown;
+            }
+            None => {
+                drain(
+                    &conn.shared,
+                    &conn.shutting_down,
+                    &conn.tracker,
+                    &conn.in_flight,
+                )
+                .await
+            }
+        }
     }
     finish.cancel();
     let _ = writer.await;
@@ -344,18 +357,18 @@ impl Connection {
     /// Runs the shutdown sequence in the background (reading goes on, so
     /// answers to reverse requests of in-flight work still arrive), answers
     /// the request, then ends the connection.
-    fn start_shutdown(&self, id: RequestId) {
+    fn start_shutdown(&mut self, id: RequestId) {
         let shared = self.shared.clone();
         let shutting_down = self.shutting_down.clone();
         let tracker = self.tracker.clone();
         let in_flight = self.in_flight.clone();
         let exit = self.exit.clone();
         self.shutting_down.store(true, Ordering::Release);
-        tokio::spawn(async move {
+        self.shutdown = Some(tokio::spawn(async move {
             drain(&shared, &shutting_down, &tracker, &in_flight).await;
             shared.out.send(&Response::success(id, json!({}))).await;
             exit.cancel();
-        });
+        }));
     }
 }
 

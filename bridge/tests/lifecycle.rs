@@ -97,3 +97,44 @@ async fn end_of_input_closes_sessions_and_ends_cleanly() {
         .unwrap();
     assert_eq!(exit, Exit::EndOfInput);
 }
+
+/// Found by the fuzzer: the answer to `shutdown` was lost when the input
+/// ended while the shutdown was still draining.
+#[tokio::test]
+async fn a_shutdown_followed_at_once_by_end_of_input_is_still_answered() {
+    for held in [false, true] {
+        for _ in 0..10 {
+            let mut host = TestHost::start(BridgeConfig::default());
+            host.initialize(&["host/budget/checkBeforeLlm"]).await;
+            let mut run = None;
+            if held {
+                // In-flight work keeps the shutdown draining when EOF comes.
+                let session = host.scripted_session(ANSWER_ONLY).await;
+                host.call(
+                    "session/setBudgetGuard",
+                    json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
+                )
+                .await;
+                run = Some(
+                    host.start_request(
+                        "session/send",
+                        json!({"sessionId": session, "prompt": "hi"}),
+                    )
+                    .await,
+                );
+                host.reverse_request("host/budget/checkBeforeLlm").await;
+            }
+            let shutdown = host.start_request("shutdown", json!({})).await;
+            host.close_input().await;
+            if let Some(run) = run {
+                assert_eq!(error_code(&host.response(&run).await).0, -32800);
+            }
+            assert_eq!(host.response(&shutdown).await["result"], json!({}));
+            let exit = tokio::time::timeout(WAIT, &mut host.bridge)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(exit, Exit::Shutdown);
+        }
+    }
+}

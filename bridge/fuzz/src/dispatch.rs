@@ -117,7 +117,7 @@ async fn drive(policy: u8, input: &[u8]) -> Result<Vec<u64>, String> {
     };
     if timeout(HANG, feed).await.is_err() {
         return Err(format!(
-            "hang: the bridge stopped reading input for {HANG:?}"
+            "hang: feeding the input took over {HANG:?} (the bridge stopped reading, or never went idle)"
         ));
     }
     let _ = host_write.shutdown().await;

@@ -22,7 +22,7 @@ pub mod rng;
 use std::collections::HashSet;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -76,8 +76,6 @@ pub struct Stats {
     pub elapsed: Duration,
     pub corpus: usize,
     pub features: usize,
-    /// Cases that hit a known, tolerated bridge bug (see `check`).
-    pub known_bugs: u64,
 }
 
 impl Stats {
@@ -103,7 +101,6 @@ pub fn fuzz(
     hooks: &Hooks,
 ) -> Result<Stats, Failure> {
     let start = Instant::now();
-    check::LOST_SHUTDOWN_REPLIES.store(0, Ordering::Relaxed);
     let mut rng = Rng::new(seed);
     let mut corpus = target.seeds(&mut rng);
     let mut seen = HashSet::new();
@@ -164,7 +161,6 @@ pub fn fuzz(
         elapsed: start.elapsed(),
         corpus: corpus.len(),
         features: seen.len(),
-        known_bugs: check::LOST_SHUTDOWN_REPLIES.load(Ordering::Relaxed),
     })
 }
 

@@ -160,13 +160,6 @@ fn run(options: &Options) -> bool {
                     stats.corpus,
                     stats.features
                 );
-                if stats.known_bugs > 0 {
-                    println!(
-                        "{name}: {} case(s) hit the known bug \"shutdown reply lost when the input \
-                         ends during shutdown\" (tolerated; FUZZ_STRICT=1 fails on it)",
-                        stats.known_bugs
-                    );
-                }
             }
             Err(failure) => {
                 println!(
