@@ -10,17 +10,12 @@ use support::*;
 async fn cancelling_a_send_stops_its_run_and_leaves_everything_else_alone() {
     let mut host = TestHost::start(BridgeConfig::default());
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let held = host.scripted_session(ANSWER_ONLY).await;
+    let HeldSend {
+        session: held,
+        run: id,
+        check,
+    } = host.held_send(600000).await;
     let other = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": held, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
-    )
-    .await;
-    let id = host
-        .start_request("session/send", json!({"sessionId": held, "prompt": "wait"}))
-        .await;
-    let check = host.reverse_request("host/budget/checkBeforeLlm").await;
 
     host.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}))
         .await;

@@ -12,19 +12,11 @@ use support::*;
 async fn shutdown_lets_in_flight_work_finish_then_answers_and_ends() {
     let mut host = TestHost::start(BridgeConfig::default());
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let session = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 60000}}),
-    )
-    .await;
-    let run = host
-        .start_request(
-            "session/send",
-            json!({"sessionId": session, "prompt": "hi"}),
-        )
-        .await;
-    let check = host.reverse_request("host/budget/checkBeforeLlm").await;
+    let HeldSend {
+        session,
+        run,
+        check,
+    } = host.held_send(60000).await;
     let shutdown = host.start_request("shutdown", json!({})).await;
     // New work is refused while shutting down...
     let refused = host
@@ -50,19 +42,7 @@ async fn shutdown_cancels_work_that_outlives_the_grace_period() {
         ..BridgeConfig::default()
     });
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let session = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
-    )
-    .await;
-    let run = host
-        .start_request(
-            "session/send",
-            json!({"sessionId": session, "prompt": "hi"}),
-        )
-        .await;
-    host.reverse_request("host/budget/checkBeforeLlm").await;
+    let HeldSend { run, .. } = host.held_send(600000).await;
     let shutdown = host.start_request("shutdown", json!({})).await;
     assert_eq!(error_code(&host.response(&run).await).0, -32800);
     assert_eq!(host.response(&shutdown).await["result"], json!({}));
@@ -72,19 +52,7 @@ async fn shutdown_cancels_work_that_outlives_the_grace_period() {
 async fn end_of_input_closes_sessions_and_ends_cleanly() {
     let mut host = TestHost::start(BridgeConfig::default());
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let session = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
-    )
-    .await;
-    let run = host
-        .start_request(
-            "session/send",
-            json!({"sessionId": session, "prompt": "hi"}),
-        )
-        .await;
-    host.reverse_request("host/budget/checkBeforeLlm").await;
+    let HeldSend { run, .. } = host.held_send(600000).await;
     host.close_input().await;
     // The host is gone: in-flight work is cancelled at once (its checkpoint,
     // if any, stands for another bridge).
@@ -109,20 +77,7 @@ async fn a_shutdown_followed_at_once_by_end_of_input_is_still_answered() {
             let mut run = None;
             if held {
                 // In-flight work keeps the shutdown draining when EOF comes.
-                let session = host.scripted_session(ANSWER_ONLY).await;
-                host.call(
-                    "session/setBudgetGuard",
-                    json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 600000}}),
-                )
-                .await;
-                run = Some(
-                    host.start_request(
-                        "session/send",
-                        json!({"sessionId": session, "prompt": "hi"}),
-                    )
-                    .await,
-                );
-                host.reverse_request("host/budget/checkBeforeLlm").await;
+                run = Some(host.held_send(600000).await.run);
             }
             let shutdown = host.start_request("shutdown", json!({})).await;
             host.close_input().await;

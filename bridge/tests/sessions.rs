@@ -129,19 +129,11 @@ async fn a_tool_error_goes_back_to_the_model_and_workspace_escapes_are_refused()
 async fn a_session_runs_one_prompt_at_a_time_and_closed_sessions_are_gone() {
     let mut host = TestHost::start(BridgeConfig::default());
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let session = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": session, "guard": {"checkBeforeLlm": true}}),
-    )
-    .await;
-    let first = host
-        .start_request(
-            "session/send",
-            json!({"sessionId": session, "prompt": "one"}),
-        )
-        .await;
-    let check = host.reverse_request("host/budget/checkBeforeLlm").await;
+    let HeldSend {
+        session,
+        run: first,
+        check,
+    } = host.held_send(5000).await;
     let busy = host
         .request(
             "session/send",

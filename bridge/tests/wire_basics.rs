@@ -177,20 +177,12 @@ async fn requests_over_the_in_flight_limit_are_refused_as_overloaded() {
         ..BridgeConfig::default()
     });
     host.initialize(&["host/budget/checkBeforeLlm"]).await;
-    let session = host.scripted_session(ANSWER_ONLY).await;
-    host.call(
-        "session/setBudgetGuard",
-        json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": 60000}}),
-    )
-    .await;
     // This run waits on a budget check we do not answer yet.
-    let held = host
-        .start_request(
-            "session/send",
-            json!({"sessionId": session, "prompt": "hi"}),
-        )
-        .await;
-    let check = host.reverse_request("host/budget/checkBeforeLlm").await;
+    let HeldSend {
+        session,
+        run: held,
+        check,
+    } = host.held_send(60000).await;
     let refused = host
         .request("session/info", json!({"sessionId": session}))
         .await;

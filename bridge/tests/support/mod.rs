@@ -169,6 +169,41 @@ impl TestHost {
     }
 }
 
+/// A `session/send` held on a budget check nobody has answered yet.
+pub struct HeldSend {
+    pub session: String,
+    /// The id of the held `session/send`.
+    pub run: Value,
+    /// The unanswered `host/budget/checkBeforeLlm` request.
+    pub check: Value,
+}
+
+impl TestHost {
+    /// Starts a scripted session (answering "Hi there.") whose `send` waits
+    /// on a budget check with the given deadline. The host must have
+    /// declared `host/budget/checkBeforeLlm` in `initialize`.
+    pub async fn held_send(&mut self, timeout_ms: u64) -> HeldSend {
+        let session = self.scripted_session(ANSWER_ONLY).await;
+        self.call(
+            "session/setBudgetGuard",
+            json!({"sessionId": session, "guard": {"checkBeforeLlm": true, "timeoutMs": timeout_ms}}),
+        )
+        .await;
+        let run = self
+            .start_request(
+                "session/send",
+                json!({"sessionId": session, "prompt": "hi"}),
+            )
+            .await;
+        let check = self.reverse_request("host/budget/checkBeforeLlm").await;
+        HeldSend {
+            session,
+            run,
+            check,
+        }
+    }
+}
+
 pub fn scripted_acl(turns: &str) -> String {
     format!(
         "default_model = \"offline/demo\"\nproviders \"offline\" {{\n  kind = \"scripted\"\n  models \"demo\" {{\n{turns}\n  }}\n}}\n"
