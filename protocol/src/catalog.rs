@@ -37,6 +37,17 @@ pub struct MethodSpec {
     pub errors: &'static [DataCode],
 }
 
+/// How a run (`session/send`, `session/stream`) can fail.
+const RUN_ERRORS: &[DataCode] = &[
+    DataCode::SessionNotFound,
+    DataCode::SessionBusy,
+    DataCode::BudgetExhausted,
+    DataCode::LlmError,
+    DataCode::MaxToolRounds,
+    DataCode::Passivated,
+    DataCode::Cancelled,
+];
+
 /// Requests the host sends to the bridge.
 pub const HOST_REQUESTS: &[MethodSpec] = &[
     MethodSpec {
@@ -93,14 +104,7 @@ pub const HOST_REQUESTS: &[MethodSpec] = &[
         summary: "Runs a prompt to completion.",
         params: schema::<SessionPromptParams>,
         result: Some(schema::<RunResult>),
-        errors: &[
-            DataCode::SessionNotFound,
-            DataCode::SessionBusy,
-            DataCode::BudgetExhausted,
-            DataCode::LlmError,
-            DataCode::MaxToolRounds,
-            DataCode::Cancelled,
-        ],
+        errors: RUN_ERRORS,
     },
     MethodSpec {
         name: "session/stream",
@@ -108,14 +112,7 @@ pub const HOST_REQUESTS: &[MethodSpec] = &[
         summary: "Runs a prompt, sending its events as session/event notifications before the response.",
         params: schema::<SessionPromptParams>,
         result: Some(schema::<RunResult>),
-        errors: &[
-            DataCode::SessionNotFound,
-            DataCode::SessionBusy,
-            DataCode::BudgetExhausted,
-            DataCode::LlmError,
-            DataCode::MaxToolRounds,
-            DataCode::Cancelled,
-        ],
+        errors: RUN_ERRORS,
     },
     MethodSpec {
         name: "session/tool",
