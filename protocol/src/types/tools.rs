@@ -61,7 +61,7 @@ pub struct SessionArtifactResult {
 #[serde(rename_all = "camelCase")]
 pub struct RunInfo {
     pub id: String,
-    /// `running`, `completed`, `failed` or `cancelled`.
+    /// `running`, `completed`, `failed`, `cancelled` or `passivated`.
     pub status: String,
     pub prompt: String,
     pub started_ms: u64,
