@@ -278,6 +278,14 @@ func (c *conn) fail(err error) {
 // failCall completes one pending call with err (used when its stream
 // misbehaves) and tells the bridge to stop it.
 func (c *conn) failCall(id int64, err error) {
+	if c.complete(id, callResult{err: err}) {
+		_ = c.notify(context.Background(), "$/cancelRequest", map[string]int64{"id": id})
+	}
+}
+
+// complete removes pending call id, frees its slot and hands it r unless
+// its caller already gave up. It reports whether the call was pending.
+func (c *conn) complete(id int64, r callResult) bool {
 	c.mu.Lock()
 	p, ok := c.pending[id]
 	if ok {
@@ -286,13 +294,13 @@ func (c *conn) failCall(id int64, err error) {
 	}
 	c.mu.Unlock()
 	if !ok {
-		return
+		return false
 	}
 	c.releaseSlot()
 	if !p.abandoned {
-		p.ch <- callResult{err: err}
+		p.ch <- r
 	}
-	_ = c.notify(context.Background(), "$/cancelRequest", map[string]int64{"id": id})
+	return true
 }
 
 // readLoop reads and routes lines until EOF. It returns the read error
@@ -353,20 +361,7 @@ func (c *conn) deliver(msg *wireMessage) {
 		}
 		return
 	}
-	c.mu.Lock()
-	p, ok := c.pending[id]
-	if ok {
-		delete(c.pending, id)
-		delete(c.streams, id)
-	}
-	c.mu.Unlock()
-	if !ok {
-		return
-	}
-	c.releaseSlot()
-	if !p.abandoned {
-		p.ch <- callResult{msg: msg}
-	}
+	c.complete(id, callResult{msg: msg})
 }
 
 // routeEvent hands a stream event to its stream without blocking.
