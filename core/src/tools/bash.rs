@@ -249,17 +249,12 @@ impl Tool for BashTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
     use std::path::Path;
-    use std::sync::Arc;
     use std::time::Instant;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-            cancel: CancellationToken::new(),
-        };
+        let ctx = ToolContext::for_dir(dir.path());
         (dir, ctx)
     }
 

@@ -114,8 +114,6 @@ impl Tool for EditTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
-    use std::sync::Arc;
 
     struct Fixture {
         dir: tempfile::TempDir,
@@ -126,10 +124,7 @@ mod tests {
         fn new(content: &str) -> Self {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join("f.txt"), content).unwrap();
-            let ctx = ToolContext {
-                workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-                cancel: Default::default(),
-            };
+            let ctx = ToolContext::for_dir(dir.path());
             Self { dir, ctx }
         }
 

@@ -249,8 +249,6 @@ impl Tool for GitTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
-    use std::sync::Arc;
 
     /// A repository with one commit; identity passed only to this setup.
     fn repo() -> (tempfile::TempDir, ToolContext) {
@@ -275,10 +273,7 @@ mod tests {
         git(&["add", "a.txt"]);
         git(&["commit", "-q", "-m", "first commit"]);
         std::fs::write(dir.path().join("a.txt"), "hello\nworld\n").unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir.path());
         (dir, ctx)
     }
 

@@ -175,7 +175,6 @@ impl Tool for GlobTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
@@ -195,10 +194,7 @@ mod tests {
             std::fs::write(path, "").unwrap();
         }
         std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(root).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(root);
         (dir, ctx)
     }
 
@@ -229,10 +225,7 @@ mod tests {
         for i in 0..MAX_GLOB_RESULTS + 5 {
             std::fs::write(dir.path().join(format!("f{i:05}.txt")), "").unwrap();
         }
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir.path());
         let out = glob(&ctx, json!({"pattern": "*.txt"})).await.unwrap();
         assert_eq!(out.lines().count(), MAX_GLOB_RESULTS + 1);
         assert!(out.starts_with("f00000.txt\n"));

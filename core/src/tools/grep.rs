@@ -202,7 +202,6 @@ impl Tool for GrepTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
 
     fn setup() -> (tempfile::TempDir, ToolContext) {
         let dir = tempfile::tempdir().unwrap();
@@ -218,10 +217,7 @@ mod tests {
         std::fs::write(root.join("build/out.rs"), "fn alpha() {}\n").unwrap();
         std::fs::write(root.join("blob.bin"), b"alpha\0\x01\x02").unwrap();
         std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(root).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(root);
         (dir, ctx)
     }
 

@@ -85,8 +85,6 @@ impl Tool for LsTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
-    use std::sync::Arc;
 
     #[tokio::test]
     async fn lists_sorted_entries_and_refuses_escapes() {
@@ -94,10 +92,7 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("b.txt"), "").unwrap();
         std::fs::write(dir.path().join("a.txt"), "").unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir.path());
         let out = LsTool.execute(json!({}), &ctx).await.unwrap();
         assert_eq!(out.content, "a.txt\nb.txt\nsrc/\n");
         let err = LsTool

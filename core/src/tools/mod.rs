@@ -78,6 +78,17 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
 }
 
+#[cfg(test)]
+impl ToolContext {
+    /// A never-cancelled context on a workspace rooted at `root`.
+    pub(crate) fn for_dir(root: &std::path::Path) -> Self {
+        Self {
+            workspace: Arc::new(Workspace::new(root).expect("test workspace")),
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
 /// A capability the model can invoke.
 #[async_trait::async_trait]
 pub trait Tool: Send + Sync + Debug {

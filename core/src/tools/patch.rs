@@ -214,10 +214,7 @@ mod tests {
     use std::path::Path;
 
     async fn run(dir: &Path, patch: &str) -> Result<String, ToolError> {
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir);
         let out = PatchTool.execute(json!({"patch": patch}), &ctx).await?;
         Ok(out.content)
     }

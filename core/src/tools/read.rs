@@ -97,14 +97,9 @@ fn cut_line(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
-    use std::sync::Arc;
 
     async fn run(dir: &std::path::Path, args: Value) -> Result<ToolOutput, ToolError> {
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir);
         ReadTool.execute(args, &ctx).await
     }
 

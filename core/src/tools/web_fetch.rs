@@ -241,8 +241,6 @@ impl Tool for WebFetchTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
-    use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpListener;
 
@@ -299,10 +297,7 @@ mod tests {
 
     async fn fetch(args: Value) -> Result<String, String> {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir.path()).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir.path());
         WebFetchTool
             .execute(args, &ctx)
             .await

@@ -141,15 +141,10 @@ impl Tool for WriteTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::Workspace;
     use std::os::unix::fs::PermissionsExt;
-    use std::sync::Arc;
 
     async fn run(dir: &Path, args: Value) -> Result<ToolOutput, ToolError> {
-        let ctx = ToolContext {
-            workspace: Arc::new(Workspace::new(dir).unwrap()),
-            cancel: Default::default(),
-        };
+        let ctx = ToolContext::for_dir(dir);
         WriteTool.execute(args, &ctx).await
     }
 
